@@ -1,0 +1,226 @@
+//! Likely-secret detection and redaction.
+//!
+//! The detector looks for key/value forms with secret-like names (`api_key=`, `password:`,
+//! `client_secret=`), bearer tokens, private-key blocks, well-known provider token formats, and
+//! high-entropy values next to secret-like names. It is a signal, not a proof: no pattern can
+//! establish that arbitrary text is not sensitive. [`redact`] replaces every match with
+//! `[REDACTED:<kind>]` and is applied to everything warrant prints, logs or stores.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+use serde::Serialize;
+
+/// One likely secret found in a text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SecretMatch {
+    /// The kind of secret (`private-key`, `aws-access-key`, `key-value`, `bearer-token`, ...).
+    pub kind: &'static str,
+    /// Byte offset where the secret value starts.
+    pub start: usize,
+    /// Byte offset just past the secret value.
+    pub end: usize,
+}
+
+struct Pattern {
+    kind: &'static str,
+    regex: Regex,
+    /// Capture group holding the secret value (0 = whole match).
+    group: usize,
+    /// Minimum Shannon entropy (bits per char) the value must have, 0 for none.
+    min_entropy: f64,
+}
+
+fn patterns() -> &'static [Pattern] {
+    static PATTERNS: OnceLock<Vec<Pattern>> = OnceLock::new();
+    PATTERNS.get_or_init(|| {
+        let p = |kind, re: &str, group, min_entropy| Pattern {
+            kind,
+            // The patterns are constants covered by tests; a failure here is a programming error
+            // caught on the first test run, so fall back to a never-matching regex rather than panic.
+            regex: Regex::new(re).unwrap_or_else(|_| unreachable_regex()),
+            group,
+            min_entropy,
+        };
+        vec![
+            p("private-key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|[\s\S]*)", 0, 0.0),
+            p("aws-access-key", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b", 0, 0.0),
+            p("github-token", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b", 0, 0.0),
+            p("anthropic-key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}", 0, 0.0),
+            p("openai-key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}", 0, 0.0),
+            p("slack-token", r"\bxox[abposr]-[A-Za-z0-9\-]{10,}", 0, 0.0),
+            p("stripe-key", r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}", 0, 0.0),
+            p("google-api-key", r"\bAIza[0-9A-Za-z_\-]{35}\b", 0, 0.0),
+            p("gitlab-token", r"\bglpat-[A-Za-z0-9_\-]{20,}", 0, 0.0),
+            p("npm-token", r"\bnpm_[A-Za-z0-9]{36}\b", 0, 0.0),
+            p("jwt", r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", 0, 0.0),
+            p("bearer-token", r"(?i)\b(?:bearer|token)\s+([A-Za-z0-9_\-\.=:/+]{16,})", 1, 3.0),
+            p("url-credentials", r"[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@]+:([^@\s/]+)@", 1, 0.0),
+            // key/value forms: api_key=..., "password": "...", client_secret: ..., --token=...
+            p(
+                "key-value",
+                r#"(?i)(?:api[_\-]?key|apikey|secret[_\-]?key|client[_\-]?secret|access[_\-]?key(?:[_\-]?id)?|auth[_\-]?token|access[_\-]?token|refresh[_\-]?token|private[_\-]?key|passwd|password|passphrase|pwd|secret|token|credentials?)["']?\s*(?:=|:|=>)\s*["']?([^\s"',;&]{6,})"#,
+                1,
+                0.0,
+            ),
+            // high-entropy values next to secret-like names in environment form (NAME_KEY=value).
+            p(
+                "high-entropy",
+                r"(?i)\b[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASS|AUTH|CRED)[A-Z0-9_]*\s*=\s*([A-Za-z0-9+/_\-\.=]{16,})",
+                1,
+                3.5,
+            ),
+        ]
+    })
+}
+
+fn unreachable_regex() -> Regex {
+    // `Regex::new("a^")` always compiles; this exists only so that no code path panics.
+    match Regex::new("a^") {
+        Ok(r) => r,
+        Err(_) => std::process::abort(),
+    }
+}
+
+/// Shannon entropy of a string, in bits per character.
+pub fn shannon_entropy(s: &str) -> f64 {
+    let mut counts = std::collections::HashMap::new();
+    let mut n = 0usize;
+    for c in s.chars() {
+        *counts.entry(c).or_insert(0usize) += 1;
+        n += 1;
+    }
+    if n == 0 {
+        return 0.0;
+    }
+    counts
+        .values()
+        .map(|&c| {
+            let p = c as f64 / n as f64;
+            -p * p.log2()
+        })
+        .sum()
+}
+
+fn looks_like_placeholder(value: &str) -> bool {
+    let v = value.trim_matches(|c: char| c == '<' || c == '>' || c == '{' || c == '}' || c == '$');
+    let lower = v.to_ascii_lowercase();
+    lower.is_empty()
+        || value.starts_with('$')
+        || value.starts_with("${")
+        || value.starts_with('<')
+        || value.starts_with("[REDACTED")
+        || matches!(lower.as_str(), "none" | "null" | "true" | "false" | "required" | "optional" | "example" | "changeme")
+        || lower.chars().all(|c| c == '*' || c == 'x' || c == '.')
+}
+
+/// Finds likely secrets in `text`. Matches are sorted by start offset and do not overlap.
+pub fn find_secrets(text: &str) -> Vec<SecretMatch> {
+    let mut found: Vec<SecretMatch> = Vec::new();
+    for pattern in patterns() {
+        for caps in pattern.regex.captures_iter(text) {
+            let Some(m) = caps.get(pattern.group) else { continue };
+            let value = m.as_str();
+            if pattern.kind == "key-value" || pattern.kind == "high-entropy" || pattern.kind == "bearer-token" {
+                if looks_like_placeholder(value) {
+                    continue;
+                }
+            }
+            if pattern.min_entropy > 0.0 && shannon_entropy(value) < pattern.min_entropy {
+                continue;
+            }
+            found.push(SecretMatch { kind: pattern.kind, start: m.start(), end: m.end() });
+        }
+    }
+    found.sort_by_key(|m| (m.start, std::cmp::Reverse(m.end)));
+    let mut merged: Vec<SecretMatch> = Vec::new();
+    for m in found {
+        match merged.last_mut() {
+            Some(last) if m.start < last.end => last.end = last.end.max(m.end),
+            _ => merged.push(m),
+        }
+    }
+    merged
+}
+
+/// True when `text` holds at least one likely secret.
+pub fn contains_secret(text: &str) -> bool {
+    !find_secrets(text).is_empty()
+}
+
+/// Replaces every likely secret in `text` with `[REDACTED:<kind>]`.
+pub fn redact(text: &str) -> String {
+    let matches = find_secrets(text);
+    if matches.is_empty() {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut pos = 0;
+    for m in matches {
+        out.push_str(&text[pos..m.start]);
+        out.push_str("[REDACTED:");
+        out.push_str(m.kind);
+        out.push(']');
+        pos = m.end;
+    }
+    out.push_str(&text[pos..]);
+    out
+}
+
+/// Redacts every string inside a JSON value, in place (keys are kept).
+pub fn redact_json(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::String(s) => {
+            if contains_secret(s) {
+                *s = redact(s);
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(redact_json),
+        serde_json::Value::Object(map) => map.values_mut().for_each(redact_json),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detects_common_forms() {
+        for text in [
+            "api_key=abcd1234efgh",
+            "password: hunter2hunter2",
+            "client_secret=s3cr3tvalue",
+            "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9abcdefXYZ012",
+            "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----",
+            "AKIAIOSFODNN7EXAMPLE",
+            "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB",
+            "sk-ant-api03-abcdefghijklmnopqrstuvwxyz",
+            "--token=Zx9fQ2mP8rT4vW6y",
+            "DB_PASSWORD=Tr0ub4dor&3xyzQ",
+            "https://user:pa55word@example.test/",
+        ] {
+            assert!(contains_secret(text), "missed: {text}");
+            assert!(!redact(text).contains("hunter2hunter2"));
+        }
+    }
+
+    #[test]
+    fn ignores_ordinary_text() {
+        for text in [
+            "collect release evidence",
+            "python3 -m unittest",
+            "password: <your-password>",
+            "api_key=${API_KEY}",
+            "the token is required",
+            "git status",
+        ] {
+            assert!(!contains_secret(text), "false positive: {text}");
+        }
+    }
+
+    #[test]
+    fn redaction_keeps_context() {
+        assert_eq!(redact("x api_key=abcd1234efgh y"), "x api_key=[REDACTED:key-value] y");
+    }
+}
