@@ -1,5 +1,6 @@
 //! One module per group of subcommands. Each module owns its clap definitions and its glue.
 
+pub mod audit;
 pub mod decide;
 pub mod demo;
 pub mod evaluate;
@@ -22,6 +23,9 @@ pub enum Command {
     /// Isolation: exec, probe, profile check, audit verify.
     #[command(flatten)]
     Isolate(isolate::Command),
+    /// Audit: verify the hash-chained audit log.
+    #[command(flatten)]
+    Audit(audit::Command),
     /// Evaluation: eval and its test-support server.
     #[command(flatten)]
     Evaluate(evaluate::Command),
@@ -35,6 +39,7 @@ pub fn run(command: Command) -> CmdResult {
         Command::Decide(c) => decide::run(c),
         Command::Package(c) => package::run(c),
         Command::Isolate(c) => isolate::run(c),
+        Command::Audit(c) => audit::run(c),
         Command::Evaluate(c) => evaluate::run(c),
         Command::Demo(args) => demo::run(args),
     }
