@@ -1,3 +1,450 @@
 //! A scripted Anthropic Messages API server: answers by request content, streams SSE, follows a
-//! script of turns, so a real agent CLI can run offline in tests and demos.
+//! script of turns, so a real agent CLI (Claude Code's `claude`) can run offline in tests and demos.
+//!
+//! ```no_run
+//! use warrant_scripted_api::{Script, ScriptedServer};
+//!
+//! let script = Script::from_str(r#"
+//! [[turn]]
+//! tool = "Bash"
+//! input = { command = "python -m pytest -q" }
+//!
+//! [[turn]]
+//! text = "All tests pass."
+//! "#)?;
+//! let server = ScriptedServer::start(script)?;
+//! // Run `claude -p ...` with ANTHROPIC_BASE_URL = server.base_url(), then inspect:
+//! for request in server.requests() {
+//!     println!("{} {} {:?}", request.method, request.path, request.kind);
+//! }
+//! server.stop();
+//! # Ok::<(), warrant_scripted_api::Error>(())
+//! ```
+//!
+//! # How requests are answered
+//!
+//! - `POST /v1/messages` (any query string): when `max_tokens` is 1 it is a probe
+//!   ([`RequestKind::Probe`]) and gets the script's `side_text`; when its `tools` include the
+//!   script's main tool (`Bash` by default) it is the main agent conversation
+//!   ([`RequestKind::Main`]) and gets the scripted turn for its step; anything else is a side call
+//!   ([`RequestKind::Side`], title generation, topic detection, ...) and gets `side_text`.
+//! - The step is the number of assistant turns already in `messages` (consecutive assistant
+//!   messages count once), and the turn is chosen by replaying the script over the tool results in
+//!   the conversation ([`Script::choose`]). The server keeps no per-conversation counter, so
+//!   retries and duplicate requests get the same answer.
+//! - `stream: true` is answered as SSE (`message_start`, `content_block_start`,
+//!   `text_delta`/`input_json_delta`, `content_block_stop`, `message_delta` with `stop_reason` and
+//!   usage, `message_stop`); otherwise as one JSON `message`. `usage` carries token estimates (one
+//!   per four bytes of request body and of reply content).
+//! - `POST /v1/messages/count_tokens` answers `{"input_tokens": N}`; `HEAD` on any path answers
+//!   200 with no body; other paths answer 404 with an Anthropic-style error body.
+//!
+//! Every request is recorded ([`ScriptedServer::requests`]), headers and parsed JSON body
+//! included, exactly as received (the API key header too: redact before printing).
 #![forbid(unsafe_code)]
+
+pub mod conversation;
+pub mod response;
+pub mod script;
+
+use std::io::Read;
+use std::net::{SocketAddr, TcpListener};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+pub use conversation::{RequestKind, ToolResult};
+pub use response::Reply;
+pub use script::{Choice, Script, ToolCall, Turn};
+
+/// Largest request body the server reads (bigger bodies get 413).
+pub const MAX_BODY_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Errors from loading a script or starting the server.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The script file could not be read.
+    #[error("cannot read script file `{path}`: {source}")]
+    Read {
+        /// The file.
+        path: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The script text is not valid TOML/JSON for the script format.
+    #[error("invalid {format} script: {message} (see docs/scripted-agent.md for the format)")]
+    Parse {
+        /// `TOML` or `JSON`.
+        format: &'static str,
+        /// The parser's message, with the location.
+        message: String,
+    },
+    /// A turn of the script is invalid.
+    #[error("script turn {turn} {message}")]
+    InvalidTurn {
+        /// One-based turn number.
+        turn: usize,
+        /// What is wrong and what to do.
+        message: String,
+    },
+    /// A script-wide setting is invalid.
+    #[error("invalid script: {0}")]
+    InvalidScript(String),
+    /// An error inside a named script file.
+    #[error("in script file `{path}`: {source}")]
+    InFile {
+        /// The file.
+        path: String,
+        /// The error.
+        source: Box<Error>,
+    },
+    /// The server could not bind its address.
+    #[error("cannot start the scripted API server on `{addr}`: {message}")]
+    Bind {
+        /// The address asked for.
+        addr: String,
+        /// Why.
+        message: String,
+    },
+}
+
+/// One request the server received.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecordedRequest {
+    /// HTTP method (`POST`, `HEAD`, ...).
+    pub method: String,
+    /// Path with query string, e.g. `/v1/messages?beta=true`.
+    pub path: String,
+    /// Headers as received, names lower-cased.
+    pub headers: Vec<(String, String)>,
+    /// The body parsed as JSON, `None` when empty or not JSON.
+    pub body: Option<Value>,
+    /// How the server classified (and answered) it.
+    pub kind: RequestKind,
+}
+
+impl RecordedRequest {
+    /// The first header called `name` (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The path without its query string.
+    pub fn path_only(&self) -> &str {
+        self.path.split('?').next().unwrap_or("")
+    }
+
+    /// Every `tool_result` block in the body's `messages`.
+    pub fn tool_results(&self) -> Vec<ToolResult> {
+        self.body
+            .as_ref()
+            .map(conversation::tool_results)
+            .unwrap_or_default()
+    }
+
+    /// Whether this is a turn of the main agent conversation.
+    pub fn is_main(&self) -> bool {
+        matches!(self.kind, RequestKind::Main { .. })
+    }
+}
+
+struct State {
+    script: Script,
+    requests: Mutex<Vec<RecordedRequest>>,
+    counter: AtomicU64,
+}
+
+/// A running scripted server on a background thread. Stops on [`ScriptedServer::stop`] or drop.
+pub struct ScriptedServer {
+    addr: SocketAddr,
+    server: Arc<tiny_http::Server>,
+    state: Arc<State>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for ScriptedServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ScriptedServer")
+            .field("addr", &self.addr)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ScriptedServer {
+    /// Starts a server for `script` on `127.0.0.1` at a free port.
+    pub fn start(script: Script) -> Result<Self, Error> {
+        Self::start_on(script, SocketAddr::from(([127, 0, 0, 1], 0)))
+    }
+
+    /// Starts a server for `script` on `addr` (port 0 picks a free port).
+    pub fn start_on(script: Script, addr: SocketAddr) -> Result<Self, Error> {
+        script.validate()?;
+        let bind_err = |e: &dyn std::fmt::Display| Error::Bind {
+            addr: addr.to_string(),
+            message: e.to_string(),
+        };
+        let listener = TcpListener::bind(addr).map_err(|e| bind_err(&e))?;
+        let addr = listener.local_addr().map_err(|e| bind_err(&e))?;
+        let server =
+            Arc::new(tiny_http::Server::from_listener(listener, None).map_err(|e| bind_err(&e))?);
+        let state = Arc::new(State {
+            script,
+            requests: Mutex::new(Vec::new()),
+            counter: AtomicU64::new(0),
+        });
+        let thread = {
+            let server = Arc::clone(&server);
+            let state = Arc::clone(&state);
+            std::thread::Builder::new()
+                .name("scripted-api".into())
+                .spawn(move || {
+                    for request in server.incoming_requests() {
+                        handle(&state, request);
+                    }
+                })
+                .map_err(|e| bind_err(&e))?
+        };
+        Ok(Self {
+            addr,
+            server,
+            state,
+            thread: Some(thread),
+        })
+    }
+
+    /// `http://127.0.0.1:PORT`, the value for `ANTHROPIC_BASE_URL`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// The bound address.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The script being played.
+    pub fn script(&self) -> &Script {
+        &self.state.script
+    }
+
+    /// Every request received so far, in arrival order.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        lock(&self.state.requests).clone()
+    }
+
+    /// The requests of the main agent conversation, in arrival order.
+    pub fn main_requests(&self) -> Vec<RecordedRequest> {
+        lock(&self.state.requests)
+            .iter()
+            .filter(|r| r.is_main())
+            .cloned()
+            .collect()
+    }
+
+    /// Stops the server and waits for its thread.
+    pub fn stop(mut self) {
+        self.shutdown();
+    }
+
+    fn shutdown(&mut self) {
+        self.server.unblock();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for ScriptedServer {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn respond(request: tiny_http::Request, status: u16, content_type: &str, body: Vec<u8>, n: u64) {
+    let mut response = tiny_http::Response::from_data(body).with_status_code(status);
+    let request_id = format!("req_scripted_{n}");
+    for (name, value) in [
+        ("content-type", content_type),
+        ("request-id", request_id.as_str()),
+    ] {
+        if let Ok(h) = tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes()) {
+            response.add_header(h);
+        }
+    }
+    // The client may have gone away; nothing to do then.
+    let _ = request.respond(response);
+}
+
+fn handle(state: &State, mut request: tiny_http::Request) {
+    let n = state.counter.fetch_add(1, Ordering::Relaxed);
+    let method = request.method().as_str().to_owned();
+    let path = request.url().to_owned();
+    let headers: Vec<(String, String)> = request
+        .headers()
+        .iter()
+        .map(|h| {
+            (
+                h.field.as_str().as_str().to_ascii_lowercase(),
+                h.value.as_str().to_owned(),
+            )
+        })
+        .collect();
+    let mut raw = Vec::new();
+    let read = request
+        .as_reader()
+        .take(MAX_BODY_BYTES + 1)
+        .read_to_end(&mut raw);
+    let body: Option<Value> = serde_json::from_slice(&raw).ok();
+    let path_only = path.split('?').next().unwrap_or("").to_owned();
+
+    let record = |kind: RequestKind| {
+        lock(&state.requests).push(RecordedRequest {
+            method: method.clone(),
+            path: path.clone(),
+            headers: headers.clone(),
+            body: body.clone(),
+            kind,
+        });
+    };
+
+    if read.is_err() || raw.len() as u64 > MAX_BODY_BYTES {
+        record(RequestKind::Other);
+        let err = response::error_body("request_too_large", "request body unreadable or too large");
+        return respond(
+            request,
+            413,
+            "application/json",
+            err.to_string().into_bytes(),
+            n,
+        );
+    }
+    if method == "HEAD" {
+        record(RequestKind::Other);
+        return respond(request, 200, "text/plain", Vec::new(), n);
+    }
+    let is_post = method == "POST";
+    match (is_post, path_only.as_str()) {
+        (true, "/v1/messages/count_tokens") => {
+            record(RequestKind::CountTokens);
+            let tokens = response::estimate_tokens(raw.len());
+            let out = json!({ "input_tokens": tokens });
+            respond(
+                request,
+                200,
+                "application/json",
+                out.to_string().into_bytes(),
+                n,
+            )
+        }
+        (true, "/v1/messages") => {
+            let Some(body) = body.as_ref().filter(|b| b.is_object()) else {
+                record(RequestKind::Other);
+                let err = response::error_body(
+                    "invalid_request_error",
+                    "request body is not a JSON object",
+                );
+                return respond(
+                    request,
+                    400,
+                    "application/json",
+                    err.to_string().into_bytes(),
+                    n,
+                );
+            };
+            let (kind, reply) = answer(state, body, raw.len(), n);
+            record(kind);
+            if body.get("stream").and_then(Value::as_bool) == Some(true) {
+                respond(
+                    request,
+                    200,
+                    "text/event-stream",
+                    reply.to_sse().into_bytes(),
+                    n,
+                )
+            } else {
+                respond(
+                    request,
+                    200,
+                    "application/json",
+                    reply.to_json().to_string().into_bytes(),
+                    n,
+                )
+            }
+        }
+        _ => {
+            record(RequestKind::Other);
+            let err = response::error_body(
+                "not_found_error",
+                &format!("the scripted server does not serve `{method} {path_only}`"),
+            );
+            respond(
+                request,
+                404,
+                "application/json",
+                err.to_string().into_bytes(),
+                n,
+            )
+        }
+    }
+}
+
+/// Classifies a `/v1/messages` body and builds its reply.
+fn answer(state: &State, body: &Value, body_len: usize, n: u64) -> (RequestKind, Reply) {
+    let script = &state.script;
+    let model = body
+        .get("model")
+        .and_then(Value::as_str)
+        .unwrap_or("scripted-model")
+        .to_owned();
+    let input_tokens = response::estimate_tokens(body_len);
+    let text_block = |t: &str| json!({"type": "text", "text": t});
+    let side = |kind: RequestKind| {
+        let reply = Reply::new(
+            format!("msg_scripted_side_{n}"),
+            model.clone(),
+            vec![text_block(script.side_text())],
+            input_tokens,
+        );
+        (kind, reply)
+    };
+    if body.get("max_tokens").and_then(Value::as_u64) == Some(1) {
+        return side(RequestKind::Probe);
+    }
+    if !conversation::has_tool(body, script.main_tool()) {
+        return side(RequestKind::Side);
+    }
+    let results = conversation::steps(body);
+    let step = results.len();
+    let content = match script.choose(&results) {
+        Choice::Turn(i) => {
+            let turn = &script.turns[i];
+            let mut content = Vec::new();
+            if let Some(text) = &turn.text {
+                content.push(text_block(text));
+            }
+            for (c, call) in turn.tool_calls().into_iter().enumerate() {
+                content.push(json!({
+                    "type": "tool_use",
+                    "id": format!("toolu_scripted_{step}_{c}"),
+                    "name": call.tool,
+                    "input": call.input,
+                }));
+            }
+            content
+        }
+        Choice::End => vec![text_block(script.end_text())],
+    };
+    let reply = Reply::new(format!("msg_scripted_{step}"), model, content, input_tokens);
+    (RequestKind::Main { step }, reply)
+}

@@ -1,0 +1,207 @@
+//! End-to-end: the real Claude Code CLI (`claude`, installed by `scripts/setup.d/50-claude-code.sh`)
+//! runs offline against the scripted server, executes a scripted `Bash` call for real, posts the
+//! `tool_result` back, and ends with the scripted final text.
+//!
+//! A missing `claude` fails these tests on purpose: CI installs it through the setup script.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use warrant_scripted_api::{RecordedRequest, RequestKind, Script, ScriptedServer};
+
+const TIMEOUT: Duration = Duration::from_secs(180);
+
+fn find_claude() -> PathBuf {
+    if let Some(p) = std::env::var_os("WARRANT_CLAUDE_BIN") {
+        return PathBuf::from(p);
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for dir in std::env::split_paths(&path) {
+        let candidate = dir.join("claude");
+        if candidate.is_file() {
+            return candidate;
+        }
+    }
+    panic!(
+        "the `claude` binary (npm package @anthropic-ai/claude-code 2.1.x) is not on PATH; \
+         install it with `sudo bash scripts/setup.d/50-claude-code.sh` (CI runs it through \
+         scripts/setup), or point WARRANT_CLAUDE_BIN at it"
+    );
+}
+
+/// Runs `claude -p` in `project` with an environment built from nothing, the prompt on stdin.
+fn run_claude(server: &ScriptedServer, home: &Path, project: &Path, prompt: &str) -> Output {
+    let claude = find_claude();
+    let mut child = Command::new(&claude)
+        .args([
+            "-p",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--allowedTools",
+            "Bash Read Write Edit",
+        ])
+        .current_dir(project)
+        .env_clear()
+        .env("HOME", home)
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .env("LANG", "C.UTF-8")
+        .env("TERM", "dumb")
+        .env("ANTHROPIC_BASE_URL", server.base_url())
+        .env("ANTHROPIC_API_KEY", "test-key")
+        .env("DISABLE_TELEMETRY", "1")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start `{}`: {e}", claude.display()));
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    stdin.write_all(prompt.as_bytes()).expect("write prompt");
+    drop(stdin);
+    let start = Instant::now();
+    loop {
+        match child.try_wait().expect("wait for claude") {
+            Some(_) => break,
+            None if start.elapsed() > TIMEOUT => {
+                let _ = child.kill();
+                break;
+            }
+            None => std::thread::sleep(Duration::from_millis(100)),
+        }
+    }
+    child.wait_with_output().expect("collect claude output")
+}
+
+fn describe(requests: &[RecordedRequest]) -> String {
+    requests
+        .iter()
+        .map(|r| {
+            let body = r.body.as_ref();
+            format!(
+                "{} {} {:?} model={} max_tokens={} stream={} tools={} messages={}",
+                r.method,
+                r.path,
+                r.kind,
+                body.and_then(|b| b.get("model")).unwrap_or(&Value::Null),
+                body.and_then(|b| b.get("max_tokens"))
+                    .unwrap_or(&Value::Null),
+                body.and_then(|b| b.get("stream")).unwrap_or(&Value::Null),
+                body.and_then(|b| b.get("tools"))
+                    .and_then(Value::as_array)
+                    .map_or(0, Vec::len),
+                body.and_then(|b| b.get("messages"))
+                    .and_then(Value::as_array)
+                    .map_or(0, Vec::len),
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn stream_events(stdout: &[u8]) -> Vec<Value> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+#[test]
+fn real_claude_runs_a_scripted_bash_call_and_ends_with_the_final_text() {
+    let script = Script::from_str(
+        r#"
+[[turn]]
+text = "I will create the marker file."
+tool = "Bash"
+input = { command = "echo scripted-marker-7f3a > created_by_agent.txt && echo wrote-it", description = "Create the marker file" }
+
+[[turn]]
+when_result_contains = "wrote-it"
+text = "SCRIPTED-FINAL: the marker file is in place."
+
+[[turn]]
+text = "SCRIPTED-WRONG-BRANCH"
+"#,
+    )
+    .expect("valid script");
+    let server = ScriptedServer::start(script).expect("server starts");
+    let home = tempfile::tempdir().expect("home dir");
+    let project = tempfile::tempdir().expect("project dir");
+
+    let out = run_claude(
+        &server,
+        home.path(),
+        project.path(),
+        "Create the marker file, please.",
+    );
+    let requests = server.requests();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let context = format!(
+        "status: {:?}\nrequests:\n{}\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        out.status,
+        describe(&requests)
+    );
+    eprintln!("{context}");
+
+    // The tool really ran in the project directory.
+    let marker = project.path().join("created_by_agent.txt");
+    let content = std::fs::read_to_string(&marker)
+        .unwrap_or_else(|e| panic!("marker file missing ({e}); {context}"));
+    assert_eq!(content.trim(), "scripted-marker-7f3a", "{context}");
+    assert!(out.status.success(), "claude failed; {context}");
+
+    // The tool_result came back to the server on the next main-conversation request.
+    let main: Vec<&RecordedRequest> = requests.iter().filter(|r| r.is_main()).collect();
+    assert!(
+        main.iter().any(|r| r.kind == RequestKind::Main { step: 0 }),
+        "no first main request; {context}"
+    );
+    let second = main
+        .iter()
+        .find(|r| r.kind == RequestKind::Main { step: 1 })
+        .unwrap_or_else(|| panic!("no second main request; {context}"));
+    let results = second.tool_results();
+    assert!(
+        results
+            .iter()
+            .any(|t| t.tool_use_id == "toolu_scripted_0_0" && t.text.contains("wrote-it")),
+        "tool_result not posted back: {results:?}; {context}"
+    );
+    assert!(
+        second.header("x-api-key") == Some("test-key"),
+        "the API key did not reach the server; {context}"
+    );
+
+    // stream-json: the final text and usage are there.
+    let events = stream_events(&out.stdout);
+    let result = events
+        .iter()
+        .find(|e| e["type"] == "result")
+        .unwrap_or_else(|| panic!("no result event; {context}"));
+    assert_eq!(result["subtype"], "success", "{context}");
+    let final_text = result["result"].as_str().unwrap_or_default();
+    assert!(
+        final_text.contains("SCRIPTED-FINAL"),
+        "final text missing: {final_text:?}; {context}"
+    );
+    assert!(!stdout.contains("SCRIPTED-WRONG-BRANCH"), "{context}");
+    let usage = &result["usage"];
+    assert!(
+        usage["input_tokens"].as_u64().unwrap_or(0) > 0
+            && usage["output_tokens"].as_u64().unwrap_or(0) > 0,
+        "usage missing from the result: {usage}; {context}"
+    );
+    // The assistant events carry the scripted tool call.
+    assert!(
+        events.iter().any(|e| e["type"] == "assistant"
+            && e["message"]["content"].as_array().is_some_and(|c| c
+                .iter()
+                .any(|b| b["type"] == "tool_use" && b["name"] == "Bash"))),
+        "no Bash tool_use in the stream; {context}"
+    );
+    server.stop();
+}
