@@ -84,8 +84,8 @@ pub fn tool_results(body: &Value) -> Vec<ToolResult> {
         .collect()
 }
 
-/// The conversation's completed assistant steps: for each run of consecutive assistant messages
-/// (one step), the text of the tool results that answered it (everything in `tool_result` blocks
+/// The conversation's completed assistant steps: for each run of assistant messages not separated
+/// by a `user` message (one step), the text of the tool results that answered it (everything in `tool_result` blocks
 /// of the user messages up to the next assistant message, joined by newlines).
 ///
 /// Its length is the number of steps done, so the next step to answer is `steps(body).len()`.
@@ -100,7 +100,7 @@ pub fn steps(body: &Value) -> Vec<String> {
                 }
                 previous_was_assistant = true;
             }
-            _ => {
+            Some("user") => {
                 previous_was_assistant = false;
                 let Some(last) = out.last_mut() else { continue };
                 for b in blocks(m) {
@@ -112,6 +112,9 @@ pub fn steps(body: &Value) -> Vec<String> {
                     }
                 }
             }
+            // Mid-conversation `system` messages (Claude Code 2.1 sends its environment block as
+            // one) neither start nor end a step.
+            _ => {}
         }
     }
     out
@@ -144,7 +147,9 @@ mod tests {
     fn steps_group_consecutive_assistant_messages_and_collect_results() {
         let body = json!({"messages": [
             {"role": "user", "content": "fix it"},
+            {"role": "system", "content": "# Environment"},
             {"role": "assistant", "content": [{"type": "text", "text": "ok"}]},
+            {"role": "system", "content": "<system-reminder>between</system-reminder>"},
             {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "Bash", "input": {}}]},
             {"role": "user", "content": [
                 {"type": "tool_result", "tool_use_id": "a", "content": "1 failed"},

@@ -49,9 +49,10 @@ pub mod script;
 
 use std::io::Read;
 use std::net::{SocketAddr, TcpListener};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -159,12 +160,13 @@ struct State {
     script: Script,
     requests: Mutex<Vec<RecordedRequest>>,
     counter: AtomicU64,
+    stopping: AtomicBool,
 }
 
 /// A running scripted server on a background thread. Stops on [`ScriptedServer::stop`] or drop.
 pub struct ScriptedServer {
     addr: SocketAddr,
-    server: Arc<tiny_http::Server>,
+    server: Option<Arc<tiny_http::Server>>,
     state: Arc<State>,
     thread: Option<JoinHandle<()>>,
 }
@@ -198,6 +200,7 @@ impl ScriptedServer {
             script,
             requests: Mutex::new(Vec::new()),
             counter: AtomicU64::new(0),
+            stopping: AtomicBool::new(false),
         });
         let thread = {
             let server = Arc::clone(&server);
@@ -205,15 +208,20 @@ impl ScriptedServer {
             std::thread::Builder::new()
                 .name("scripted-api".into())
                 .spawn(move || {
-                    for request in server.incoming_requests() {
-                        handle(&state, request);
+                    loop {
+                        match server.recv() {
+                            Ok(request) => handle(&state, request),
+                            // `unblock` from `shutdown`; an accept error is not a reason to stop.
+                            Err(_) if state.stopping.load(Ordering::SeqCst) => break,
+                            Err(_) => continue,
+                        }
                     }
                 })
                 .map_err(|e| bind_err(&e))?
         };
         Ok(Self {
             addr,
-            server,
+            server: Some(server),
             state,
             thread: Some(thread),
         })
@@ -248,15 +256,28 @@ impl ScriptedServer {
             .collect()
     }
 
-    /// Stops the server and waits for its thread.
+    /// Stops the server: no new request is answered, and once this returns the port is closed.
     pub fn stop(mut self) {
         self.shutdown();
     }
 
     fn shutdown(&mut self) {
-        self.server.unblock();
+        let Some(server) = self.server.take() else {
+            return;
+        };
+        self.state.stopping.store(true, Ordering::SeqCst);
+        server.unblock();
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
+        }
+        // Dropping the last handle tells tiny_http's accept thread to close the listener, which it
+        // does asynchronously; wait (bounded) until connections are refused.
+        drop(server);
+        for _ in 0..200 {
+            match std::net::TcpStream::connect_timeout(&self.addr, Duration::from_millis(50)) {
+                Ok(_) => std::thread::sleep(Duration::from_millis(5)),
+                Err(_) => break,
+            }
         }
     }
 }
