@@ -47,6 +47,7 @@ pub mod conversation;
 pub mod response;
 pub mod script;
 
+use std::collections::HashMap;
 use std::io::Read;
 use std::net::{SocketAddr, TcpListener};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -126,6 +127,8 @@ pub struct RecordedRequest {
     pub body: Option<Value>,
     /// How the server classified (and answered) it.
     pub kind: RequestKind,
+    /// HTTP status the server answered with.
+    pub status: u16,
 }
 
 impl RecordedRequest {
@@ -161,6 +164,7 @@ struct State {
     requests: Mutex<Vec<RecordedRequest>>,
     counter: AtomicU64,
     stopping: AtomicBool,
+    faults: Mutex<HashMap<usize, u32>>,
 }
 
 /// A running scripted server on a background thread. Stops on [`ScriptedServer::stop`] or drop.
@@ -201,6 +205,7 @@ impl ScriptedServer {
             requests: Mutex::new(Vec::new()),
             counter: AtomicU64::new(0),
             stopping: AtomicBool::new(false),
+            faults: Mutex::new(HashMap::new()),
         });
         let thread = {
             let server = Arc::clone(&server);
@@ -329,18 +334,19 @@ fn handle(state: &State, mut request: tiny_http::Request) {
     let body: Option<Value> = serde_json::from_slice(&raw).ok();
     let path_only = path.split('?').next().unwrap_or("").to_owned();
 
-    let record = |kind: RequestKind| {
+    let record = |kind: RequestKind, status: u16| {
         lock(&state.requests).push(RecordedRequest {
             method: method.clone(),
             path: path.clone(),
             headers: headers.clone(),
             body: body.clone(),
             kind,
+            status,
         });
     };
 
     if read.is_err() || raw.len() as u64 > MAX_BODY_BYTES {
-        record(RequestKind::Other);
+        record(RequestKind::Other, 413);
         let err = response::error_body("request_too_large", "request body unreadable or too large");
         return respond(
             request,
@@ -351,13 +357,13 @@ fn handle(state: &State, mut request: tiny_http::Request) {
         );
     }
     if method == "HEAD" {
-        record(RequestKind::Other);
+        record(RequestKind::Other, 200);
         return respond(request, 200, "text/plain", Vec::new(), n);
     }
     let is_post = method == "POST";
     match (is_post, path_only.as_str()) {
         (true, "/v1/messages/count_tokens") => {
-            record(RequestKind::CountTokens);
+            record(RequestKind::CountTokens, 200);
             let tokens = response::estimate_tokens(raw.len());
             let out = json!({ "input_tokens": tokens });
             respond(
@@ -370,7 +376,7 @@ fn handle(state: &State, mut request: tiny_http::Request) {
         }
         (true, "/v1/messages") => {
             let Some(body) = body.as_ref().filter(|b| b.is_object()) else {
-                record(RequestKind::Other);
+                record(RequestKind::Other, 400);
                 let err = response::error_body(
                     "invalid_request_error",
                     "request body is not a JSON object",
@@ -384,7 +390,23 @@ fn handle(state: &State, mut request: tiny_http::Request) {
                 );
             };
             let (kind, reply) = answer(state, body, raw.len(), n);
-            record(kind);
+            if let RequestKind::Main { step } = kind
+                && inject_fault(state, step)
+            {
+                record(kind, 529);
+                let err = response::error_body(
+                    "overloaded_error",
+                    "Overloaded (injected by the script's `transient_errors`)",
+                );
+                return respond(
+                    request,
+                    529,
+                    "application/json",
+                    err.to_string().into_bytes(),
+                    n,
+                );
+            }
+            record(kind, 200);
             if body.get("stream").and_then(Value::as_bool) == Some(true) {
                 respond(
                     request,
@@ -404,7 +426,7 @@ fn handle(state: &State, mut request: tiny_http::Request) {
             }
         }
         _ => {
-            record(RequestKind::Other);
+            record(RequestKind::Other, 404);
             let err = response::error_body(
                 "not_found_error",
                 &format!("the scripted server does not serve `{method} {path_only}`"),
@@ -417,6 +439,22 @@ fn handle(state: &State, mut request: tiny_http::Request) {
                 n,
             )
         }
+    }
+}
+
+/// Whether this main request for `step` gets an injected 529 (`transient_errors`).
+fn inject_fault(state: &State, step: usize) -> bool {
+    let limit = state.script.transient_errors.unwrap_or(0);
+    if limit == 0 {
+        return false;
+    }
+    let mut faults = lock(&state.faults);
+    let count = faults.entry(step).or_insert(0);
+    if *count < limit {
+        *count += 1;
+        true
+    } else {
+        false
     }
 }
 

@@ -39,6 +39,10 @@ pub struct Script {
     /// Step limit for one conversation (default 50); past it the server answers `end_text`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_steps: Option<usize>,
+    /// Fault injection: answer the first this-many main-conversation requests of each step with
+    /// HTTP 529 `overloaded_error`, so tests can check that the agent's retries are harmless.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transient_errors: Option<u32>,
     /// The turns, in order. TOML: `[[turn]]` tables; JSON: a `turns` (or `turn`) array.
     #[serde(rename = "turn", alias = "turns", default)]
     pub turns: Vec<Turn>,
@@ -228,6 +232,7 @@ impl Script {
             end_text: None,
             main_tool: None,
             max_steps: None,
+            transient_errors: None,
             turns,
         }
     }

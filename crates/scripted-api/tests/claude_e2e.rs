@@ -205,3 +205,240 @@ text = "SCRIPTED-WRONG-BRANCH"
     );
     server.stop();
 }
+
+fn main_steps(requests: &[RecordedRequest]) -> Vec<usize> {
+    requests
+        .iter()
+        .filter_map(|r| match r.kind {
+            RequestKind::Main { step } => Some(step),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The text of the tool results the request for `step` carried back for the step before it.
+fn results_before(requests: &[RecordedRequest], step: usize) -> String {
+    let request = requests
+        .iter()
+        .find(|r| r.kind == RequestKind::Main { step })
+        .unwrap_or_else(|| panic!("no main request for step {step}"));
+    request
+        .tool_results()
+        .into_iter()
+        .filter(|t| {
+            t.tool_use_id
+                .starts_with(&format!("toolu_scripted_{}_", step - 1))
+        })
+        .map(|t| t.text)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn real_claude_follows_a_branching_script_with_read_edit_rerun_and_a_skill() {
+    let script = Script::from_str(
+        r#"
+end_text = "SCRIPTED-END"
+
+[[turn]]
+id = "check"
+tool = "Bash"
+input = { command = "sh check.sh" }
+
+[[turn]]
+when_result_contains = "CHECK FAILED"
+max_visits = 2
+goto = "check"
+[[turn.calls]]
+tool = "Read"
+input = { file_path = "calc.py" }
+[[turn.calls]]
+tool = "Edit"
+input = { file_path = "calc.py", old_string = "return a - b", new_string = "return a + b" }
+
+[[turn]]
+when_result_contains = "CHECK PASSED"
+tool = "Skill"
+input = { skill = "demo-skill" }
+
+[[turn]]
+when_result_contains = "demo-skill"
+text = "SCRIPTED-FINAL: fixed and verified."
+
+[[turn]]
+text = "SCRIPTED-WRONG-BRANCH"
+"#,
+    )
+    .expect("valid script");
+    let server = ScriptedServer::start(script).expect("server starts");
+    let home = tempfile::tempdir().expect("home dir");
+    let project = tempfile::tempdir().expect("project dir");
+    let skill_dir = home.path().join(".claude/skills/demo-skill");
+    std::fs::create_dir_all(&skill_dir).unwrap();
+    std::fs::write(
+        skill_dir.join("SKILL.md"),
+        "---\nname: demo-skill\ndescription: Demo skill for the scripted-api tests.\n---\n\nDEMO-SKILL-BODY: verify before you claim.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        project.path().join("calc.py"),
+        "def add(a, b):\n    return a - b\n",
+    )
+    .unwrap();
+    std::fs::write(
+        project.path().join("check.sh"),
+        "if grep -q 'return a + b' calc.py; then echo 'CHECK PASSED'; else echo 'CHECK FAILED'; exit 1; fi\n",
+    )
+    .unwrap();
+
+    let out = run_claude(
+        &server,
+        home.path(),
+        project.path(),
+        "Fix add() in calc.py.",
+    );
+    let requests = server.requests();
+    let context = format!(
+        "status: {:?}\nrequests:\n{}\nstdout:\n{}\nstderr:\n{}",
+        out.status,
+        describe(&requests),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{context}");
+
+    // Edit went through Claude Code's own read-before-edit rule and changed the file.
+    let calc = std::fs::read_to_string(project.path().join("calc.py")).unwrap();
+    assert_eq!(calc, "def add(a, b):\n    return a + b\n", "{context}");
+
+    // check (fails) -> fix -> check (passes) -> skill -> final text.
+    assert_eq!(main_steps(&requests), [0, 1, 2, 3, 4], "{context}");
+    assert!(
+        results_before(&requests, 1).contains("CHECK FAILED"),
+        "{context}"
+    );
+    let fix = results_before(&requests, 2);
+    assert!(
+        fix.contains("return a - b"),
+        "Read result missing: {fix}; {context}"
+    );
+    assert!(
+        fix.contains("updated successfully"),
+        "Edit result missing: {fix}; {context}"
+    );
+    assert!(
+        results_before(&requests, 3).contains("CHECK PASSED"),
+        "{context}"
+    );
+    assert!(
+        results_before(&requests, 4).contains("demo-skill"),
+        "{context}"
+    );
+    // The skill's body reached the model in the conversation.
+    let last = requests
+        .iter()
+        .find(|r| r.kind == RequestKind::Main { step: 4 })
+        .unwrap();
+    assert!(
+        last.body
+            .as_ref()
+            .unwrap()
+            .to_string()
+            .contains("DEMO-SKILL-BODY"),
+        "skill body not in the conversation; {context}"
+    );
+
+    let events = stream_events(&out.stdout);
+    let result = events
+        .iter()
+        .find(|e| e["type"] == "result")
+        .expect("result event");
+    assert_eq!(
+        result["result"], "SCRIPTED-FINAL: fixed and verified.",
+        "{context}"
+    );
+    assert!(
+        events.iter().any(|e| e["type"] == "assistant"
+            && e["message"]["content"].as_array().is_some_and(|c| c
+                .iter()
+                .any(|b| b["name"] == "Skill" && b["input"]["skill"] == "demo-skill"))),
+        "no Skill call in the stream; {context}"
+    );
+    let out_text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !out_text.contains("SCRIPTED-WRONG-BRANCH") && !out_text.contains("SCRIPTED-END"),
+        "{context}"
+    );
+    server.stop();
+}
+
+#[test]
+fn real_claude_retries_after_transient_errors_and_each_tool_runs_once() {
+    let script = Script::from_str(
+        r#"
+transient_errors = 1
+
+[[turn]]
+tool = "Bash"
+input = { command = "echo ran >> runs.log && echo appended" }
+
+[[turn]]
+when_result_contains = "appended"
+text = "SCRIPTED-FINAL after retries."
+"#,
+    )
+    .expect("valid script");
+    let server = ScriptedServer::start(script).expect("server starts");
+    let home = tempfile::tempdir().expect("home dir");
+    let project = tempfile::tempdir().expect("project dir");
+
+    let out = run_claude(&server, home.path(), project.path(), "Append to the log.");
+    let requests = server.requests();
+    let context = format!(
+        "status: {:?}\nrequests:\n{}\nstdout:\n{}\nstderr:\n{}",
+        out.status,
+        describe(&requests),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{context}");
+    // Each step was first refused with 529, then retried with the same conversation.
+    let main: Vec<(usize, u16)> = requests
+        .iter()
+        .filter_map(|r| match r.kind {
+            RequestKind::Main { step } => Some((step, r.status)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(main, [(0, 529), (0, 200), (1, 529), (1, 200)], "{context}");
+    // A retry re-sends the same conversation (Claude Code retries in its own loop, so
+    // `x-stainless-retry-count` stays 0; the stream reports `api_retry` events instead).
+    for step in [0, 1] {
+        let attempts: Vec<&Value> = requests
+            .iter()
+            .filter(|r| r.kind == RequestKind::Main { step })
+            .map(|r| &r.body.as_ref().unwrap()["messages"])
+            .collect();
+        assert_eq!(attempts[0], attempts[1], "step {step}; {context}");
+    }
+    let retries = stream_events(&out.stdout)
+        .into_iter()
+        .filter(|e| {
+            e["type"] == "system" && e["subtype"] == "api_retry" && e["error_status"] == 529
+        })
+        .count();
+    assert_eq!(retries, 2, "{context}");
+    // The scripted tool ran exactly once.
+    let log = std::fs::read_to_string(project.path().join("runs.log")).unwrap();
+    assert_eq!(log, "ran\n", "{context}");
+    let events = stream_events(&out.stdout);
+    let result = events
+        .iter()
+        .find(|e| e["type"] == "result")
+        .expect("result event");
+    assert_eq!(
+        result["result"], "SCRIPTED-FINAL after retries.",
+        "{context}"
+    );
+    server.stop();
+}
