@@ -1,1 +1,2 @@
+//! Benchmarks of the decision engine (filled in below).
 fn main() {}

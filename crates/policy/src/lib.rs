@@ -3,8 +3,32 @@
 //! It reviews a structured [`ActionRequest`] against an explicit [`Policy`] and returns a
 //! [`ReviewDecision`]: `allow`, `ask` or `deny`, with the deciding rule, every finding, the
 //! normalized request and, for `ask`, the concrete consequence a person must approve. It never runs
-//! the action; its only I/O is path resolution (realpath, lstat) against the workspace.
+//! the action; its only I/O is path resolution (realpath, lstat) against the workspace and the
+//! executable lookup on the policy's declared PATH.
+//!
+//! ```no_run
+//! use warrant_policy::{ActionRequest, Policy, Verdict, review};
+//! let policy = Policy::load(std::path::Path::new("examples/policy.toml")).expect("valid policy");
+//! let request = ActionRequest::from_json(r#"{"actor":"skill:x","capability":"policy.change","side_effect":"read_only"}"#)
+//!     .expect("valid request");
+//! assert_eq!(review(&policy, &request).verdict, Verdict::Deny);
+//! ```
 #![forbid(unsafe_code)]
 
+pub mod approval;
+pub mod command;
+pub mod decision;
+pub mod engine;
+pub mod hash;
 pub mod origin;
+pub mod paths;
+pub mod policy;
+pub mod request;
+pub mod schema;
 pub mod secrets;
+
+pub use approval::Approval;
+pub use decision::{Finding, NormalizedRequest, ReviewDecision, Verdict};
+pub use engine::{RULE_ORDER, review, review_at};
+pub use policy::{Policy, PolicyError, PolicyFormat, PolicyProblem};
+pub use request::{ActionRequest, Capability, RequestError, SideEffect};

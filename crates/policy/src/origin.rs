@@ -69,7 +69,9 @@ pub enum OriginError {
         input: String,
     },
     /// A policy origin entry that has a path, query or fragment.
-    #[error("`{input}` is not an origin: policy entries must be scheme://host[:port] with no path, query or fragment")]
+    #[error(
+        "`{input}` is not an origin: policy entries must be scheme://host[:port] with no path, query or fragment"
+    )]
     NotAnOrigin {
         /// The offending input.
         input: String,
@@ -126,24 +128,38 @@ fn redact_userinfo(input: &str) -> String {
 /// Parses and normalizes an HTTPS URL (a request target or a redirect location).
 pub fn normalize_url(input: &str) -> Result<NormalizedUrl, OriginError> {
     let trimmed = input.trim();
-    let invalid = |reason: String| OriginError::Invalid { input: input.to_owned(), reason };
+    let invalid = |reason: String| OriginError::Invalid {
+        input: input.to_owned(),
+        reason,
+    };
     if trimmed != input || input.is_empty() {
         return Err(invalid("leading or trailing whitespace, or empty".into()));
     }
     // Reject a literal `:0` and out-of-range ports before the parser folds them away.
     let mut url = Url::parse(input).map_err(|e| invalid(e.to_string()))?;
     if url.scheme() != "https" {
-        return Err(OriginError::Scheme { input: input.to_owned(), scheme: url.scheme().to_owned() });
+        return Err(OriginError::Scheme {
+            input: input.to_owned(),
+            scheme: url.scheme().to_owned(),
+        });
     }
     if !url.username().is_empty() || url.password().is_some() {
-        return Err(OriginError::Userinfo { input: redact_userinfo(input) });
+        return Err(OriginError::Userinfo {
+            input: redact_userinfo(input),
+        });
     }
     let port = url.port_or_known_default().unwrap_or(443);
     if port == 0 {
-        return Err(OriginError::PortZero { input: input.to_owned() });
+        return Err(OriginError::PortZero {
+            input: input.to_owned(),
+        });
     }
     let (host, class) = match url.host() {
-        None => return Err(OriginError::NoHost { input: input.to_owned() }),
+        None => {
+            return Err(OriginError::NoHost {
+                input: input.to_owned(),
+            });
+        }
         Some(Host::Domain(domain)) => {
             let domain = domain.strip_suffix('.').unwrap_or(domain);
             if domain.is_empty() || domain.contains("..") || domain.ends_with('.') {
@@ -159,23 +175,35 @@ pub fn normalize_url(input: &str) -> Result<NormalizedUrl, OriginError> {
         Some(Host::Ipv4(ip)) => (ip.to_string(), classify_v4(ip)),
         Some(Host::Ipv6(ip)) => (format!("[{ip}]"), classify_v6(ip)),
     };
-    if let Some(Host::Domain(domain)) = url.host() {
-        if domain.ends_with('.') {
-            let stripped = host.clone();
-            url.set_host(Some(&stripped)).map_err(|e| invalid(e.to_string()))?;
-        }
+    if let Some(Host::Domain(domain)) = url.host()
+        && domain.ends_with('.')
+    {
+        let stripped = host.clone();
+        url.set_host(Some(&stripped))
+            .map_err(|e| invalid(e.to_string()))?;
     }
-    let origin = Origin { scheme: "https".into(), host, port };
+    let origin = Origin {
+        scheme: "https".into(),
+        host,
+        port,
+    };
     let rest = &url[url::Position::BeforePath..];
     let normalized = format!("{origin}{rest}");
-    Ok(NormalizedUrl { origin, url: normalized, address_class: class })
+    Ok(NormalizedUrl {
+        origin,
+        url: normalized,
+        address_class: class,
+    })
 }
 
 /// Parses a policy allowlist entry, which must be a bare origin (`https://host[:port]`, optionally
 /// with a single trailing `/`). A path, query or fragment is an error, never a wider allow.
 pub fn parse_origin_entry(input: &str) -> Result<(Origin, AddressClass), OriginError> {
     let parsed = normalize_url(input)?;
-    let url = Url::parse(input).map_err(|e| OriginError::Invalid { input: input.into(), reason: e.to_string() })?;
+    let url = Url::parse(input).map_err(|e| OriginError::Invalid {
+        input: input.into(),
+        reason: e.to_string(),
+    })?;
     let raw_has_path = {
         // Everything after the authority in the raw text: only "" or "/" is acceptable.
         let after_scheme = input.split_once("://").map(|(_, r)| r).unwrap_or("");
@@ -185,7 +213,9 @@ pub fn parse_origin_entry(input: &str) -> Result<(Origin, AddressClass), OriginE
         }
     };
     if raw_has_path || url.query().is_some() || url.fragment().is_some() || url.path() != "/" {
-        return Err(OriginError::NotAnOrigin { input: input.to_owned() });
+        return Err(OriginError::NotAnOrigin {
+            input: input.to_owned(),
+        });
     }
     Ok((parsed.origin, parsed.address_class))
 }
@@ -227,7 +257,12 @@ pub fn classify_v6(ip: Ipv6Addr) -> AddressClass {
     let seg = ip.segments();
     // NAT64 (64:ff9b::/96) embeds an IPv4 address in the low 32 bits.
     if seg[0] == 0x64 && seg[1] == 0xff9b && seg[2..6].iter().all(|s| *s == 0) {
-        let v4 = Ipv4Addr::new((seg[6] >> 8) as u8, seg[6] as u8, (seg[7] >> 8) as u8, seg[7] as u8);
+        let v4 = Ipv4Addr::new(
+            (seg[6] >> 8) as u8,
+            seg[6] as u8,
+            (seg[7] >> 8) as u8,
+            seg[7] as u8,
+        );
         return classify_v4(v4);
     }
     if ip.is_loopback() {
@@ -236,7 +271,11 @@ pub fn classify_v6(ip: Ipv6Addr) -> AddressClass {
         AddressClass::LinkLocal
     } else if (seg[0] & 0xfe00) == 0xfc00 {
         AddressClass::Private
-    } else if ip.is_unspecified() || ip.is_multicast() || (seg[0] == 0x2001 && seg[1] == 0xdb8) || seg[0] == 0 {
+    } else if ip.is_unspecified()
+        || ip.is_multicast()
+        || (seg[0] == 0x2001 && seg[1] == 0xdb8)
+        || seg[0] == 0
+    {
         AddressClass::Special
     } else {
         AddressClass::Public
@@ -256,14 +295,25 @@ mod tests {
     use super::*;
 
     fn o(s: &str) -> String {
-        normalize_origin(s).map(|o| o.to_string()).unwrap_or_else(|e| format!("ERR {e}"))
+        normalize_origin(s)
+            .map(|o| o.to_string())
+            .unwrap_or_else(|e| format!("ERR {e}"))
     }
 
     #[test]
     fn default_port_is_explicit_and_equal() {
-        assert_eq!(o("https://api.example.test"), "https://api.example.test:443");
-        assert_eq!(o("https://api.example.test:443"), "https://api.example.test:443");
-        assert_eq!(o("https://api.example.test:8443/x"), "https://api.example.test:8443");
+        assert_eq!(
+            o("https://api.example.test"),
+            "https://api.example.test:443"
+        );
+        assert_eq!(
+            o("https://api.example.test:443"),
+            "https://api.example.test:443"
+        );
+        assert_eq!(
+            o("https://api.example.test:8443/x"),
+            "https://api.example.test:8443"
+        );
     }
 
     #[test]
@@ -285,7 +335,10 @@ mod tests {
     #[test]
     fn trailing_dot_and_idna() {
         assert_eq!(o("https://Example.TEST./"), "https://example.test:443");
-        assert_eq!(o("https://bücher.example/"), "https://xn--bcher-kva.example:443");
+        assert_eq!(
+            o("https://bücher.example/"),
+            "https://xn--bcher-kva.example:443"
+        );
     }
 
     #[test]

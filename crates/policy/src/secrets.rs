@@ -110,7 +110,10 @@ fn looks_like_placeholder(value: &str) -> bool {
         || value.starts_with("${")
         || value.starts_with('<')
         || value.starts_with("[REDACTED")
-        || matches!(lower.as_str(), "none" | "null" | "true" | "false" | "required" | "optional" | "example" | "changeme")
+        || matches!(
+            lower.as_str(),
+            "none" | "null" | "true" | "false" | "required" | "optional" | "example" | "changeme"
+        )
         || lower.chars().all(|c| c == '*' || c == 'x' || c == '.')
 }
 
@@ -119,17 +122,25 @@ pub fn find_secrets(text: &str) -> Vec<SecretMatch> {
     let mut found: Vec<SecretMatch> = Vec::new();
     for pattern in patterns() {
         for caps in pattern.regex.captures_iter(text) {
-            let Some(m) = caps.get(pattern.group) else { continue };
+            let Some(m) = caps.get(pattern.group) else {
+                continue;
+            };
             let value = m.as_str();
-            if pattern.kind == "key-value" || pattern.kind == "high-entropy" || pattern.kind == "bearer-token" {
-                if looks_like_placeholder(value) {
-                    continue;
-                }
+            if (pattern.kind == "key-value"
+                || pattern.kind == "high-entropy"
+                || pattern.kind == "bearer-token")
+                && looks_like_placeholder(value)
+            {
+                continue;
             }
             if pattern.min_entropy > 0.0 && shannon_entropy(value) < pattern.min_entropy {
                 continue;
             }
-            found.push(SecretMatch { kind: pattern.kind, start: m.start(), end: m.end() });
+            found.push(SecretMatch {
+                kind: pattern.kind,
+                start: m.start(),
+                end: m.end(),
+            });
         }
     }
     found.sort_by_key(|m| (m.start, std::cmp::Reverse(m.end)));
@@ -170,10 +181,8 @@ pub fn redact(text: &str) -> String {
 /// Redacts every string inside a JSON value, in place (keys are kept).
 pub fn redact_json(value: &mut serde_json::Value) {
     match value {
-        serde_json::Value::String(s) => {
-            if contains_secret(s) {
-                *s = redact(s);
-            }
+        serde_json::Value::String(s) if contains_secret(s) => {
+            *s = redact(s);
         }
         serde_json::Value::Array(items) => items.iter_mut().for_each(redact_json),
         serde_json::Value::Object(map) => map.values_mut().for_each(redact_json),
@@ -221,6 +230,9 @@ mod tests {
 
     #[test]
     fn redaction_keeps_context() {
-        assert_eq!(redact("x api_key=abcd1234efgh y"), "x api_key=[REDACTED:key-value] y");
+        assert_eq!(
+            redact("x api_key=abcd1234efgh y"),
+            "x api_key=[REDACTED:key-value] y"
+        );
     }
 }

@@ -1,0 +1,1118 @@
+//! Command review: argv vectors only, never a shell string.
+//!
+//! Checked, in this order: executable identity (a bare name resolved against the policy's declared
+//! PATH, or a pinned absolute path), shell metacharacters as tokens, interpreter flags that run
+//! inline code, wrappers that forward execution, arguments of allowed tools that run code or write
+//! elsewhere, network tools, destructive executables and subcommands, package-manager lifecycle
+//! hooks, and finally the argv prefix allowlist. Path-like arguments and response files are returned
+//! to the engine, which puts them through the path rules.
+
+use std::path::{Path, PathBuf};
+
+use crate::decision::{Finding, Verdict};
+use crate::policy::Policy;
+use crate::request::SideEffect;
+
+/// Rule id: executable identity.
+pub const RULE_IDENTITY: &str = "command-identity";
+/// Rule id: argv content (metacharacters, interpreter flags, wrappers, dangerous arguments).
+pub const RULE_REVIEW: &str = "command-review";
+/// Rule id: destructive commands.
+pub const RULE_DESTRUCTIVE: &str = "destructive-command";
+/// Rule id: package-manager lifecycle hooks that run repository code.
+pub const RULE_LIFECYCLE: &str = "package-lifecycle";
+/// Rule id: the argv prefix allowlist.
+pub const RULE_ALLOWLIST: &str = "command-allowlist";
+
+/// How a path-like argument is used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArgUse {
+    /// Read (an input file, a script, a response file).
+    Read,
+    /// Written (an output file).
+    Write,
+}
+
+/// What command review found.
+#[derive(Debug, Clone, Default)]
+pub struct CommandReview {
+    /// The resolved executable, when identity could be established.
+    pub executable: Option<PathBuf>,
+    /// Findings, in order.
+    pub findings: Vec<Finding>,
+    /// The side effect the command really has, at least.
+    pub effective_side_effect: Option<SideEffect>,
+    /// Path-like arguments for the path rules.
+    pub path_args: Vec<(String, ArgUse)>,
+    /// URL-like arguments (checked against the request's declared network).
+    pub url_args: Vec<String>,
+}
+
+impl CommandReview {
+    fn deny(&mut self, rule: &str, reason: impl Into<String>) {
+        self.findings
+            .push(Finding::new(rule, Verdict::Deny, reason));
+    }
+
+    fn ask(&mut self, rule: &str, reason: impl Into<String>) {
+        self.findings.push(Finding::new(rule, Verdict::Ask, reason));
+    }
+
+    fn raise(&mut self, effect: SideEffect) {
+        self.effective_side_effect =
+            Some(self.effective_side_effect.map_or(effect, |e| e.max(effect)));
+    }
+}
+
+/// The base name of an executable path, without a version suffix (`python3.11` -> `python`).
+fn family(name: &str) -> String {
+    let base = name.rsplit('/').next().unwrap_or(name);
+    let trimmed = base.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.' || c == '-');
+    if trimmed.is_empty() {
+        base.to_owned()
+    } else {
+        trimmed.to_owned()
+    }
+}
+
+const SHELLS: &[&str] = &[
+    "sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "csh", "tcsh", "ash", "busybox", "rbash",
+    "yash",
+];
+
+/// Interpreters and the flags with which they run code given on the command line or stdin.
+const CODE_FLAGS: &[(&str, &[&str])] = &[
+    ("python", &["-c", "-"]),
+    ("pypy", &["-c", "-"]),
+    (
+        "node",
+        &[
+            "-e",
+            "--eval",
+            "-p",
+            "--print",
+            "-r",
+            "--require",
+            "--import",
+            "--loader",
+            "--experimental-loader",
+            "-",
+        ],
+    ),
+    (
+        "nodejs",
+        &[
+            "-e",
+            "--eval",
+            "-p",
+            "--print",
+            "-r",
+            "--require",
+            "--import",
+            "--loader",
+            "-",
+        ],
+    ),
+    ("deno", &["eval", "-e", "--eval"]),
+    ("bun", &["-e", "--eval", "-p", "--print"]),
+    ("perl", &["-e", "-E", "-M", "-m", "-x"]),
+    ("ruby", &["-e", "-r", "-x"]),
+    ("php", &["-r", "-a", "-B", "-R", "-E", "-F"]),
+    ("lua", &["-e", "-l"]),
+    ("luajit", &["-e", "-l"]),
+    ("Rscript", &["-e", "--expr"]),
+    ("R", &["-e"]),
+    ("julia", &["-e", "--eval", "-E", "--print"]),
+    ("pwsh", &["-c", "-command", "-encodedcommand", "-ec", "-e"]),
+    (
+        "powershell",
+        &["-c", "-command", "-encodedcommand", "-ec", "-e"],
+    ),
+    ("tclsh", &["-c"]),
+    ("osascript", &["-e"]),
+    ("jshell", &["-"]),
+    ("groovy", &["-e"]),
+    ("scala", &["-e"]),
+    ("kotlin", &["-e"]),
+];
+
+/// Programs that run another program given in their arguments.
+const WRAPPERS: &[&str] = &[
+    "env",
+    "xargs",
+    "timeout",
+    "nice",
+    "nohup",
+    "sudo",
+    "doas",
+    "su",
+    "runuser",
+    "pkexec",
+    "stdbuf",
+    "setsid",
+    "chroot",
+    "unshare",
+    "nsenter",
+    "strace",
+    "ltrace",
+    "gdb",
+    "time",
+    "command",
+    "builtin",
+    "exec",
+    "eval",
+    "watch",
+    "parallel",
+    "flock",
+    "ionice",
+    "chrt",
+    "taskset",
+    "script",
+    "expect",
+    "sg",
+    "newgrp",
+    "systemd-run",
+    "firejail",
+    "bwrap",
+    "setpriv",
+    "capsh",
+    "fakeroot",
+    "proot",
+    "valgrind",
+    "entr",
+    "inotifywait",
+    "at",
+    "batch",
+    "crontab",
+    "tmux",
+    "screen",
+    "dtach",
+];
+
+/// Tools that reach the network on their own; use `net.fetch` through the egress proxy instead.
+const NETWORK_TOOLS: &[&str] = &[
+    "curl", "wget", "nc", "ncat", "netcat", "socat", "telnet", "ftp", "sftp", "scp", "ssh",
+    "rsync", "aria2c", "http", "https", "xh", "lftp", "dig", "nslookup", "host", "ping",
+];
+
+/// Executables that destroy data whatever their arguments.
+const DESTRUCTIVE: &[&str] = &[
+    "rm", "rmdir", "dd", "shred", "wipefs", "fdisk", "sfdisk", "parted", "mkswap", "truncate",
+    "srm", "unlink", "shutdown", "reboot", "halt", "poweroff", "kill", "pkill", "killall",
+    "userdel", "deluser",
+];
+
+fn is_mkfs(name: &str) -> bool {
+    name == "mkfs" || name.starts_with("mkfs.") || name.starts_with("mke2fs")
+}
+
+/// Package managers and build tools whose commands run repository code (lifecycle scripts, build
+/// scripts, setup.py, Makefile recipes). `None` means every subcommand.
+const LIFECYCLE: &[(&str, Option<&[&str]>)] = &[
+    (
+        "npm",
+        Some(&[
+            "install",
+            "i",
+            "ci",
+            "add",
+            "rebuild",
+            "run",
+            "run-script",
+            "test",
+            "start",
+            "exec",
+            "x",
+            "pack",
+            "publish",
+            "restart",
+            "stop",
+            "link",
+            "update",
+            "up",
+            "dedupe",
+            "prepare",
+        ]),
+    ),
+    ("npx", None),
+    ("yarn", None),
+    ("pnpm", None),
+    ("pnpx", None),
+    (
+        "bun",
+        Some(&["install", "i", "add", "run", "x", "test", "create"]),
+    ),
+    ("bunx", None),
+    ("pip", Some(&["install", "download", "wheel"])),
+    ("pipx", Some(&["install", "run", "inject"])),
+    ("uv", Some(&["pip", "sync", "run", "add", "tool", "build"])),
+    ("uvx", None),
+    (
+        "poetry",
+        Some(&["install", "add", "run", "build", "update", "lock"]),
+    ),
+    ("pdm", Some(&["install", "add", "run", "build", "sync"])),
+    ("hatch", None),
+    (
+        "cargo",
+        Some(&[
+            "build", "b", "run", "r", "test", "t", "check", "c", "bench", "install", "clippy",
+            "doc", "d", "fix", "publish", "package", "rustc", "rustdoc",
+        ]),
+    ),
+    (
+        "go",
+        Some(&["generate", "run", "test", "build", "install", "get", "vet"]),
+    ),
+    ("make", None),
+    ("gmake", None),
+    ("cmake", None),
+    ("ninja", None),
+    ("meson", None),
+    ("gradle", None),
+    ("gradlew", None),
+    ("mvn", None),
+    ("mvnw", None),
+    ("ant", None),
+    ("bundle", None),
+    ("gem", Some(&["install", "build"])),
+    ("rake", None),
+    ("composer", None),
+    ("mix", None),
+    ("rebar3", None),
+    (
+        "dotnet",
+        Some(&["build", "run", "test", "restore", "publish", "pack", "tool"]),
+    ),
+    ("swift", Some(&["build", "run", "test", "package"])),
+    ("tox", None),
+    ("nox", None),
+    ("pre-commit", None),
+];
+
+/// Environment variables that run code of their own or redirect what runs.
+pub fn dangerous_env(name: &str) -> Option<&'static str> {
+    let upper = name.to_ascii_uppercase();
+    let exact: &[(&str, &str)] = &[
+        ("PATH", "changes which executables run"),
+        ("BASH_ENV", "bash runs this file at start"),
+        ("ENV", "sh runs this file at start"),
+        ("PROMPT_COMMAND", "bash runs it"),
+        ("SHELLOPTS", "changes shell behaviour"),
+        ("BASHOPTS", "changes shell behaviour"),
+        ("PS4", "is expanded (runs code) under xtrace"),
+        ("IFS", "changes word splitting"),
+        ("CDPATH", "changes cd targets"),
+        ("NODE_OPTIONS", "node loads modules from it"),
+        ("NODE_PATH", "changes which modules node loads"),
+        ("PYTHONSTARTUP", "python runs this file"),
+        ("PYTHONPATH", "changes which modules python imports"),
+        ("PYTHONHOME", "changes which python runs"),
+        ("PYTHONUSERBASE", "changes which modules python imports"),
+        ("PYTHONINSPECT", "makes python interactive"),
+        ("PYTHONBREAKPOINT", "python calls it"),
+        ("PERL5OPT", "perl runs its options"),
+        ("PERL5LIB", "changes which modules perl loads"),
+        ("PERLLIB", "changes which modules perl loads"),
+        ("PERL5DB", "perl runs it"),
+        ("RUBYOPT", "ruby runs its options"),
+        ("RUBYLIB", "changes which code ruby loads"),
+        ("GIT_SSH_COMMAND", "git runs it"),
+        ("GIT_SSH", "git runs it"),
+        ("GIT_EXEC_PATH", "git runs programs from it"),
+        ("GIT_EDITOR", "git runs it"),
+        ("GIT_PAGER", "git runs it"),
+        ("GIT_ASKPASS", "git runs it"),
+        ("GIT_EXTERNAL_DIFF", "git runs it"),
+        ("GIT_PROXY_COMMAND", "git runs it"),
+        ("GIT_TEMPLATE_DIR", "installs hooks"),
+        ("GIT_DIR", "points git at another repository"),
+        ("GIT_WORK_TREE", "points git at another tree"),
+        ("SSH_ASKPASS", "ssh runs it"),
+        ("EDITOR", "tools run it"),
+        ("VISUAL", "tools run it"),
+        ("PAGER", "tools run it"),
+        ("MANPAGER", "man runs it"),
+        ("BROWSER", "tools run it"),
+        ("LESSOPEN", "less runs it"),
+        ("LESSCLOSE", "less runs it"),
+        ("JAVA_TOOL_OPTIONS", "the JVM loads agents from it"),
+        ("_JAVA_OPTIONS", "the JVM loads agents from it"),
+        ("JDK_JAVA_OPTIONS", "the JVM loads agents from it"),
+        ("CLASSPATH", "changes which classes load"),
+        ("GCONV_PATH", "glibc loads modules from it"),
+        ("HOME", "redirects every tool's configuration"),
+        ("XDG_CONFIG_HOME", "redirects tool configuration"),
+        ("ZDOTDIR", "zsh runs files from it"),
+        ("INPUTRC", "changes readline bindings"),
+        ("RUSTC_WRAPPER", "cargo runs it"),
+        ("RUSTC", "cargo runs it"),
+        ("CC", "build tools run it"),
+        ("CXX", "build tools run it"),
+        ("LD", "build tools run it"),
+        ("MAKEFLAGS", "make reads options from it"),
+        ("SHELL", "tools run it"),
+        ("TERMINFO", "terminal libraries load it"),
+        ("OPENSSL_CONF", "OpenSSL loads engines from it"),
+    ];
+    if let Some((_, why)) = exact.iter().find(|(n, _)| *n == upper) {
+        return Some(why);
+    }
+    let prefixes: &[(&str, &str)] = &[
+        (
+            "LD_",
+            "the dynamic loader acts on it (LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT)",
+        ),
+        ("DYLD_", "the dynamic loader acts on it"),
+        (
+            "GIT_CONFIG",
+            "injects git configuration (which can run commands)",
+        ),
+        ("NPM_CONFIG_", "changes npm behaviour (scripts, registry)"),
+        ("PIP_", "changes pip behaviour (index, build)"),
+        ("UV_", "changes uv behaviour (index, build)"),
+        ("CARGO_", "changes cargo behaviour (runners, build)"),
+        ("BASH_FUNC_", "defines bash functions"),
+        ("MALLOC_", "changes allocator behaviour"),
+        ("PYTHONWARN", "changes python start-up"),
+    ];
+    prefixes
+        .iter()
+        .find(|(p, _)| upper.starts_with(p))
+        .map(|(_, why)| *why)
+}
+
+fn is_metachar_token(arg: &str) -> bool {
+    const OPERATORS: &[&str] = &[
+        ";", "|", "||", "&", "&&", ">", ">>", "<", "<<", "<<<", "2>", "2>>", "&>", "2>&1", ">&2",
+        "|&", "(", ")", "{", "}", "!", "`",
+    ];
+    OPERATORS.contains(&arg)
+        || arg.contains("$(")
+        || arg.contains('`')
+        || arg.contains("${")
+        || arg.starts_with(">(")
+        || arg.starts_with("<(")
+}
+
+fn looks_like_url(arg: &str) -> bool {
+    let lower = arg.to_ascii_lowercase();
+    [
+        "http://", "https://", "ftp://", "ssh://", "git://", "file://", "ext::", "fd::",
+        "rsync://", "s3://", "gs://",
+    ]
+    .iter()
+    .any(|p| lower.contains(p))
+        || (lower.contains('@')
+            && lower.contains(':')
+            && !lower.contains('=')
+            && !lower.starts_with('-')
+            && lower.split(':').next().is_some_and(|h| h.contains('@')))
+}
+
+fn looks_like_path(arg: &str) -> bool {
+    !arg.is_empty()
+        && !looks_like_url(arg)
+        && (arg.starts_with('/')
+            || arg.starts_with("./")
+            || arg.starts_with("../")
+            || arg == ".."
+            || arg.starts_with('~')
+            || arg.contains('/'))
+}
+
+/// Options whose value is written to.
+fn is_output_option(option: &str) -> bool {
+    matches!(
+        option,
+        "-o" | "--output"
+            | "--output-file"
+            | "--out"
+            | "--outfile"
+            | "--out-file"
+            | "--log-file"
+            | "--logfile"
+            | "--log"
+            | "--output-document"
+            | "--junitxml"
+            | "--junit-xml"
+            | "--report"
+            | "--dump"
+            | "--save"
+            | "--write"
+            | "--target"
+            | "--outdir"
+            | "--out-dir"
+            | "--output-dir"
+            | "--destination"
+            | "--dest"
+            | "--prefix"
+            | "--basetemp"
+            | "--cov-report"
+            | "--html"
+            | "--result-log"
+    )
+}
+
+/// Resolves the executable's identity against the declared PATH.
+fn resolve_identity(argv0: &str, policy: &Policy, review: &mut CommandReview) -> Option<PathBuf> {
+    if argv0.is_empty() {
+        review.deny(RULE_IDENTITY, "argv[0] is empty");
+        return None;
+    }
+    let declared: Vec<&str> = policy
+        .document
+        .commands
+        .path
+        .iter()
+        .map(String::as_str)
+        .collect();
+    if argv0.contains('/') {
+        if !argv0.starts_with('/') {
+            review.deny(
+                RULE_IDENTITY,
+                format!("`{argv0}` is a relative path: a file in the project posing as a command is not an allowed executable"),
+            );
+            return None;
+        }
+        let path = Path::new(argv0);
+        let parent = path
+            .parent()
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let pinned = policy
+            .document
+            .commands
+            .allow
+            .iter()
+            .any(|prefix| prefix.first().is_some_and(|f| f == argv0));
+        if !pinned && !declared.contains(&parent.as_str()) {
+            review.deny(
+                RULE_IDENTITY,
+                format!("`{argv0}` is neither on the declared PATH ({}) nor a pinned absolute path in commands.allow", declared.join(":")),
+            );
+            return None;
+        }
+        if !path.is_file() {
+            review.deny(
+                RULE_IDENTITY,
+                format!("`{argv0}` does not exist or is not a file"),
+            );
+            return None;
+        }
+        return Some(path.to_path_buf());
+    }
+    for dir in &declared {
+        let candidate = Path::new(dir).join(argv0);
+        if candidate.is_file() {
+            return Some(candidate);
+        }
+    }
+    review.deny(
+        RULE_IDENTITY,
+        format!(
+            "`{argv0}` is not found on the declared PATH ({})",
+            declared.join(":")
+        ),
+    );
+    None
+}
+
+fn short_flag_cluster_has(arg: &str, flag: char) -> bool {
+    arg.starts_with('-')
+        && !arg.starts_with("--")
+        && arg.len() > 1
+        && arg[1..].chars().all(|c| c.is_ascii_alphabetic())
+        && arg[1..].contains(flag)
+}
+
+fn check_interpreter(names: &[String], argv: &[String], review: &mut CommandReview) {
+    let args = &argv[1..];
+    if names.iter().any(|n| SHELLS.contains(&n.as_str())) {
+        for arg in args {
+            if short_flag_cluster_has(arg, 'c')
+                || arg == "--command"
+                || short_flag_cluster_has(arg, 's')
+                || arg == "-"
+            {
+                review.deny(
+                    RULE_REVIEW,
+                    format!("shell flag `{arg}` runs code given as text, not a reviewed file"),
+                );
+                return;
+            }
+            if !arg.starts_with('-') {
+                break;
+            }
+        }
+        if args.iter().all(|a| a.starts_with('-')) {
+            review.deny(
+                RULE_REVIEW,
+                "a shell without a script reads commands from stdin",
+            );
+        }
+        return;
+    }
+    for (family_name, flags) in CODE_FLAGS {
+        if !names.iter().any(|n| n == family_name) {
+            continue;
+        }
+        for arg in args {
+            let lower = arg.to_ascii_lowercase();
+            let hit = flags.iter().any(|f| {
+                let f_lower = f.to_ascii_lowercase();
+                lower == f_lower
+                    || (f.len() == 2
+                        && f.starts_with('-')
+                        && lower.starts_with(&f_lower)
+                        && !lower.starts_with("--"))
+                    || (f.starts_with("--") && lower.starts_with(&format!("{f_lower}=")))
+            }) || (family_name.starts_with("py") && short_flag_cluster_has(arg, 'c'));
+            if hit {
+                review.deny(
+                    RULE_REVIEW,
+                    format!("interpreter flag `{arg}` runs inline code"),
+                );
+                return;
+            }
+            // Python stops option parsing at the script or at -m <module>.
+            if !arg.starts_with('-') || arg == "-m" {
+                break;
+            }
+        }
+        if (family_name.starts_with("py")
+            || *family_name == "node"
+            || *family_name == "perl"
+            || *family_name == "ruby")
+            && args.is_empty()
+        {
+            review.deny(
+                RULE_REVIEW,
+                "an interpreter without a script reads code from stdin",
+            );
+        }
+        return;
+    }
+    if names
+        .iter()
+        .any(|n| matches!(n.as_str(), "awk" | "gawk" | "mawk" | "nawk"))
+    {
+        let program = args
+            .iter()
+            .find(|a| !a.starts_with('-'))
+            .cloned()
+            .unwrap_or_default();
+        if program.contains("system")
+            || program.contains('|')
+            || program.contains("getline")
+            || args.iter().any(|a| a == "-f" || a.starts_with("--file"))
+        {
+            review.deny(
+                RULE_REVIEW,
+                "awk program runs commands (system, pipes, getline) or loads a program file",
+            );
+        } else if program.contains('>') {
+            review.deny(RULE_REVIEW, "awk program writes to files");
+        }
+    }
+    if names.iter().any(|n| matches!(n.as_str(), "sed" | "gsed")) {
+        let script_args: Vec<&String> = {
+            let mut out = Vec::new();
+            let mut it = args.iter();
+            let mut saw_expr = false;
+            while let Some(a) = it.next() {
+                if a == "-e" || a == "--expression" {
+                    if let Some(s) = it.next() {
+                        out.push(s);
+                        saw_expr = true;
+                    }
+                } else if let Some(s) = a.strip_prefix("--expression=") {
+                    let _ = s;
+                    out.push(a);
+                    saw_expr = true;
+                } else if a == "-f" || a.starts_with("--file") {
+                    review.deny(RULE_REVIEW, "sed loads its script from a file");
+                } else if a == "-i" || a.starts_with("-i") || a.starts_with("--in-place") {
+                    review.raise(SideEffect::WorkspaceWrite);
+                } else if !a.starts_with('-') && !saw_expr {
+                    out.push(a);
+                    saw_expr = true;
+                }
+            }
+            out
+        };
+        let command_re =
+            regex::Regex::new(r"(?:^|[;\n{}])\s*(?:[0-9$,/!~]|\\.)*\s*[eEwWrR](?:\s|$)").ok();
+        for script in script_args {
+            let runs_command = command_re.as_ref().is_some_and(|re| re.is_match(script));
+            if runs_command || sed_substitution_executes(script) {
+                review.deny(RULE_REVIEW, format!("sed script `{script}` executes commands or touches other files (e, w or r commands or flags)"));
+            }
+        }
+    }
+}
+
+/// True when a sed script holds an `s` command whose flags include `e` (execute) or `w` (write).
+fn sed_substitution_executes(script: &str) -> bool {
+    let chars: Vec<char> = script.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] == 's'
+            && i + 1 < chars.len()
+            && !chars[i + 1].is_alphanumeric()
+            && chars[i + 1] != '\\'
+            && !chars[i + 1].is_whitespace()
+        {
+            let delim = chars[i + 1];
+            let mut j = i + 2;
+            let mut seen = 0;
+            while j < chars.len() && seen < 2 {
+                if chars[j] == '\\' {
+                    j += 2;
+                    continue;
+                }
+                if chars[j] == delim {
+                    seen += 1;
+                }
+                j += 1;
+            }
+            if seen == 2 {
+                let flags: String = chars[j..]
+                    .iter()
+                    .take_while(|c| c.is_alphanumeric())
+                    .collect();
+                if flags.contains('e') || flags.contains('w') {
+                    return true;
+                }
+                i = j;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    false
+}
+
+fn check_tool_args(name: &str, argv: &[String], review: &mut CommandReview) {
+    let args = &argv[1..];
+    match name {
+        "git" => {
+            for (i, arg) in args.iter().enumerate() {
+                if arg == "-c"
+                    || (arg.starts_with("-c") && arg.len() > 2 && !arg.starts_with("--"))
+                    || arg.starts_with("--config-env")
+                {
+                    let value = if arg == "-c" {
+                        args.get(i + 1).cloned().unwrap_or_default()
+                    } else {
+                        arg.clone()
+                    };
+                    review.deny(RULE_REVIEW, format!("`git -c {value}` injects configuration, which can run commands (core.fsmonitor, core.sshCommand, alias.x=!...)"));
+                }
+                for bad in [
+                    "--exec-path",
+                    "--upload-pack",
+                    "--receive-pack",
+                    "--template",
+                    "-u",
+                    "--config",
+                    "--git-dir",
+                    "--work-tree",
+                ] {
+                    if arg == bad || arg.starts_with(&format!("{bad}=")) {
+                        review.deny(
+                            RULE_REVIEW,
+                            format!(
+                                "git option `{arg}` runs another program or points git elsewhere"
+                            ),
+                        );
+                    }
+                }
+                if arg.starts_with("ext::") || arg.starts_with("fd::") {
+                    review.deny(RULE_REVIEW, format!("git transport `{arg}` runs a command"));
+                }
+            }
+        }
+        "rg" | "ripgrep" => {
+            for arg in args {
+                if arg == "--pre"
+                    || arg.starts_with("--pre=")
+                    || arg == "-z"
+                    || arg == "--search-zip"
+                    || arg.starts_with("--pre-glob")
+                {
+                    review.deny(
+                        RULE_REVIEW,
+                        format!("rg option `{arg}` runs an external program on every file"),
+                    );
+                }
+            }
+        }
+        "tar" | "bsdtar" | "gtar" => {
+            for arg in args {
+                let bad = [
+                    "--to-command",
+                    "--use-compress-program",
+                    "--checkpoint-action",
+                    "--info-script",
+                    "--new-volume-script",
+                    "--rsh-command",
+                    "--rmt-command",
+                    "-I",
+                    "-F",
+                ];
+                if bad
+                    .iter()
+                    .any(|b| arg == b || arg.starts_with(&format!("{b}=")))
+                {
+                    review.deny(RULE_REVIEW, format!("tar option `{arg}` runs a command"));
+                }
+                if !arg.starts_with("--")
+                    && arg.starts_with('-')
+                    && (arg.contains('x') || arg.contains('c'))
+                    || arg == "--extract"
+                    || arg == "--create"
+                {
+                    review.raise(SideEffect::WorkspaceWrite);
+                }
+            }
+        }
+        "find" => {
+            for arg in args {
+                match arg.as_str() {
+                    "-exec" | "-execdir" | "-ok" | "-okdir" => review.deny(
+                        RULE_REVIEW,
+                        format!("`find {arg}` forwards execution to another command"),
+                    ),
+                    "-delete" => review.deny(RULE_DESTRUCTIVE, "`find -delete` deletes files"),
+                    "-fprint" | "-fprintf" | "-fls" | "-fprint0" => {
+                        review.raise(SideEffect::WorkspaceWrite)
+                    }
+                    _ => {}
+                }
+            }
+        }
+        "ssh" => {
+            for (i, arg) in args.iter().enumerate() {
+                let value = if arg == "-o" {
+                    args.get(i + 1).cloned().unwrap_or_default()
+                } else {
+                    arg.trim_start_matches("-o").to_owned()
+                };
+                let lower = value.to_ascii_lowercase();
+                if (arg == "-o" || arg.starts_with("-o"))
+                    && (lower.starts_with("proxycommand")
+                        || lower.starts_with("localcommand")
+                        || lower.starts_with("permitlocalcommand")
+                        || lower.starts_with("knownhostscommand"))
+                {
+                    review.deny(
+                        RULE_REVIEW,
+                        format!("ssh option `{value}` runs a local command"),
+                    );
+                }
+            }
+        }
+        "chmod" | "chown" | "chgrp" => {
+            if args
+                .iter()
+                .any(|a| a == "-R" || a == "--recursive" || short_flag_cluster_has(a, 'R'))
+            {
+                review.deny(
+                    RULE_DESTRUCTIVE,
+                    format!("`{name} -R` changes a whole tree"),
+                );
+            }
+            review.raise(SideEffect::WorkspaceWrite);
+        }
+        "zip" | "unzip" | "7z" | "cpio" => {
+            for arg in args {
+                if arg == "-TT"
+                    || arg.starts_with("--unzip-command")
+                    || arg == "-T" && name == "zip"
+                {
+                    review.deny(RULE_REVIEW, format!("{name} option `{arg}` runs a command"));
+                }
+            }
+            review.raise(SideEffect::WorkspaceWrite);
+        }
+        "less" | "more" | "man" | "vim" | "vi" | "nvim" | "emacs" | "nano" | "ed" | "ex" => {
+            review.deny(
+                RULE_REVIEW,
+                format!("`{name}` is interactive and can run shell commands; use fs.read"),
+            );
+        }
+        "cp" | "mv" | "ln" | "install" | "mkdir" | "touch" | "tee" | "patch" => {
+            review.raise(SideEffect::WorkspaceWrite);
+            if name == "mv" {
+                review.raise(SideEffect::Destructive);
+            }
+        }
+        _ => {}
+    }
+    if name == "git" {
+        let sub: Vec<&str> = args
+            .iter()
+            .filter(|a| !a.starts_with('-'))
+            .map(String::as_str)
+            .collect();
+        let has = |flag: &str| args.iter().any(|a| a == flag);
+        let destructive = match sub.first().copied() {
+            Some("clean") => Some("git clean deletes untracked files"),
+            Some("reset") if has("--hard") || has("--merge") || has("--keep") => {
+                Some("git reset --hard discards work")
+            }
+            Some("push")
+                if has("--force")
+                    || has("-f")
+                    || args.iter().any(|a| {
+                        a.starts_with("--force-with-lease")
+                            || a.starts_with("--mirror")
+                            || a == "--delete"
+                            || a == "-d"
+                            || a.starts_with('+')
+                            || a.starts_with(":")
+                    })
+                    || sub.iter().any(|s| s.starts_with('+') || s.starts_with(':')) =>
+            {
+                Some("git push --force/--delete rewrites or deletes remote history")
+            }
+            Some("branch") if has("-D") || has("--delete") && has("--force") => {
+                Some("git branch -D deletes an unmerged branch")
+            }
+            Some("checkout") if has("--") || has("-f") || has("--force") => {
+                Some("git checkout -- / -f discards local changes")
+            }
+            Some("restore") => Some("git restore discards local changes"),
+            Some("stash") if sub.get(1).is_some_and(|s| *s == "drop" || *s == "clear") => {
+                Some("git stash drop/clear deletes stashed work")
+            }
+            Some("filter-branch") | Some("filter-repo") => Some("rewrites history"),
+            Some("gc") if args.iter().any(|a| a.starts_with("--prune")) => {
+                Some("git gc --prune deletes unreachable objects")
+            }
+            Some("reflog") if sub.get(1).is_some_and(|s| *s == "expire" || *s == "delete") => {
+                Some("deletes reflog entries")
+            }
+            Some("update-ref") if has("-d") => Some("deletes a ref"),
+            _ => None,
+        };
+        if let Some(why) = destructive {
+            review.deny(RULE_DESTRUCTIVE, why);
+            review.raise(SideEffect::Destructive);
+        }
+        match sub.first().copied() {
+            Some("push") | Some("send-email") | Some("request-pull") => {
+                review.raise(SideEffect::ExternalWrite)
+            }
+            Some("commit") | Some("add") | Some("merge") | Some("rebase") | Some("cherry-pick")
+            | Some("am") | Some("apply") | Some("pull") | Some("fetch") | Some("clone")
+            | Some("init") | Some("tag") | Some("switch") | Some("mv") | Some("rm") => {
+                review.raise(SideEffect::WorkspaceWrite)
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Reviews an argv vector. `names` are the identities of the executable: the requested name and
+/// the resolved file's real name (`/usr/bin/sh` -> `dash`), version suffixes stripped.
+pub fn review_argv(argv: &[String], policy: &Policy) -> CommandReview {
+    let mut review = CommandReview::default();
+    let Some(argv0) = argv.first() else {
+        review.deny(RULE_REVIEW, "process.run needs a non-empty argv");
+        return review;
+    };
+    for (i, arg) in argv.iter().enumerate() {
+        if arg.contains('\0') {
+            review.deny(RULE_REVIEW, format!("argv[{i}] contains a NUL byte"));
+            return review;
+        }
+        if is_metachar_token(arg) {
+            review.deny(
+                RULE_REVIEW,
+                format!("argv[{i}] `{arg}` is shell syntax; argv is never given to a shell, so this request expects something that will not happen"),
+            );
+        }
+    }
+    let executable = resolve_identity(argv0, policy, &mut review);
+    let mut names = vec![
+        family(argv0),
+        argv0.rsplit('/').next().unwrap_or(argv0).to_owned(),
+    ];
+    if let Some(exe) = &executable
+        && let Ok(real) = std::fs::canonicalize(exe)
+        && let Some(base) = real.file_name()
+    {
+        let base = base.to_string_lossy().into_owned();
+        names.push(family(&base));
+        names.push(base);
+    }
+    names.dedup();
+    review.executable = executable;
+    let name = family(argv0);
+
+    if names.iter().any(|n| WRAPPERS.contains(&n.as_str())) {
+        review.deny(
+            RULE_REVIEW,
+            format!(
+                "`{name}` forwards execution to another command; request the inner command directly"
+            ),
+        );
+    }
+    check_interpreter(&names, argv, &mut review);
+    // Python's `-m` module runs like the executable it names.
+    let module = argv
+        .iter()
+        .position(|a| a == "-m")
+        .and_then(|i| argv.get(i + 1))
+        .map(|m| m.as_str());
+    let mut tool_names = names.clone();
+    if let Some(m) = module.filter(|_| names.iter().any(|n| n.starts_with("python") || n == "pypy"))
+    {
+        tool_names.push(m.to_owned());
+    } else if let Some(m) = argv
+        .iter()
+        .find_map(|a| a.strip_prefix("-m").filter(|rest| !rest.is_empty()))
+        && names.iter().any(|n| n.starts_with("python"))
+    {
+        tool_names.push(m.to_owned());
+    }
+    for tool in &tool_names {
+        check_tool_args(tool, argv, &mut review);
+    }
+    if tool_names
+        .iter()
+        .any(|n| NETWORK_TOOLS.contains(&n.as_str()))
+    {
+        review.deny(RULE_REVIEW, format!("`{name}` reaches the network on its own; request net.fetch so the origin is reviewed"));
+    }
+    if tool_names
+        .iter()
+        .any(|n| DESTRUCTIVE.contains(&n.as_str()) || is_mkfs(n))
+    {
+        review.deny(RULE_DESTRUCTIVE, format!("`{name}` destroys data or processes; this is a hard limit that approval does not lift"));
+        review.raise(SideEffect::Destructive);
+    }
+    // Lifecycle hooks: package managers and build tools run repository code.
+    let first_sub = argv
+        .iter()
+        .skip(1)
+        .find(|a| !a.starts_with('-'))
+        .map(String::as_str);
+    for tool in &tool_names {
+        let sub_after_module = if module.is_some_and(|m| m == tool) {
+            argv.iter()
+                .skip_while(|a| a.as_str() != tool.as_str())
+                .skip(1)
+                .find(|a| !a.starts_with('-'))
+                .map(String::as_str)
+        } else {
+            first_sub
+        };
+        for (pm, subs) in LIFECYCLE {
+            if tool != pm {
+                continue;
+            }
+            let hit = match subs {
+                None => true,
+                Some(list) => sub_after_module.is_some_and(|s| list.contains(&s)),
+            };
+            if hit {
+                review.ask(
+                    RULE_LIFECYCLE,
+                    format!("`{}` runs repository code (lifecycle scripts, build scripts, setup.py or recipes); it needs isolation or approval", argv.join(" ")),
+                );
+                review.raise(SideEffect::WorkspaceWrite);
+            }
+        }
+    }
+    // Path-like arguments, response files and output options.
+    let mut i = 1;
+    while i < argv.len() {
+        let arg = &argv[i];
+        if let Some(file) = arg
+            .strip_prefix('@')
+            .filter(|f| !f.is_empty() && !f.contains('@'))
+        {
+            review.path_args.push((file.to_owned(), ArgUse::Read));
+        } else if let Some((opt, value)) = arg.split_once('=').filter(|(o, _)| o.starts_with('-')) {
+            if is_output_option(opt) {
+                review.path_args.push((value.to_owned(), ArgUse::Write));
+                review.raise(SideEffect::WorkspaceWrite);
+            } else if looks_like_url(value) {
+                review.url_args.push(value.to_owned());
+            } else if looks_like_path(value) {
+                review.path_args.push((value.to_owned(), ArgUse::Read));
+            }
+        } else if is_output_option(arg) && !(arg == "-o" && tool_names.iter().any(|n| n == "ssh")) {
+            if let Some(value) = argv.get(i + 1) {
+                review.path_args.push((value.clone(), ArgUse::Write));
+                review.raise(SideEffect::WorkspaceWrite);
+                i += 1;
+            }
+        } else if looks_like_url(arg) {
+            review.url_args.push(arg.clone());
+        } else if looks_like_path(arg)
+            || (i == 1
+                && !arg.starts_with('-')
+                && Path::new(arg).extension().is_some()
+                && !arg.contains(' '))
+        {
+            review.path_args.push((arg.clone(), ArgUse::Read));
+        }
+        i += 1;
+    }
+    // The prefix allowlist (pre-authorisation); anything else needs a person.
+    let allowed = policy
+        .document
+        .commands
+        .allow
+        .iter()
+        .any(|prefix| prefix_matches(prefix, argv, review.executable.as_deref(), policy));
+    if !allowed {
+        review.ask(
+            RULE_ALLOWLIST,
+            format!(
+                "`{}` is not on the policy's pre-authorised command list",
+                argv.join(" ")
+            ),
+        );
+    }
+    review
+}
+
+fn prefix_matches(
+    prefix: &[String],
+    argv: &[String],
+    executable: Option<&Path>,
+    policy: &Policy,
+) -> bool {
+    if prefix.len() > argv.len() || prefix.is_empty() {
+        return false;
+    }
+    let head_ok = {
+        let want = &prefix[0];
+        let got = &argv[0];
+        if want == got {
+            true
+        } else if want.starts_with('/') {
+            executable.is_some_and(|e| e == Path::new(want))
+        } else {
+            // A bare name in the allowlist also matches its resolution on the declared PATH.
+            executable.is_some_and(|e| {
+                e.file_name()
+                    .is_some_and(|f| f.to_string_lossy() == want.as_str())
+                    && e.parent().is_some_and(|p| {
+                        policy
+                            .document
+                            .commands
+                            .path
+                            .iter()
+                            .any(|d| Path::new(d) == p)
+                    })
+            })
+        }
+    };
+    head_ok && prefix[1..].iter().zip(&argv[1..]).all(|(a, b)| a == b)
+}

@@ -1,0 +1,919 @@
+//! The rule pipeline. Rules run in a fixed, documented order (docs/rules.md); each may add
+//! findings; the verdict is the most severe finding (deny > ask > allow) and the deciding rule is
+//! the first finding at that severity. No finding: `policy-allow`.
+//!
+//! Order: authority-boundary, capability, workspace-jail (with protected-path), command-identity,
+//! command-review, destructive-command, package-lifecycle, env-review, command-allowlist,
+//! network-allowlist, secret-review, untrusted-input, side-effect, idempotency, approval-gate,
+//! then the attached approval (approval).
+
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use crate::approval::ApprovalProblem;
+use crate::command::{self, ArgUse};
+use crate::decision::{
+    Finding, NormalizedPath, NormalizedRequest, NormalizedUrlEntry, ReviewDecision, Verdict,
+};
+use crate::hash::hash_json;
+use crate::origin::{self, Origin};
+use crate::paths;
+use crate::policy::Policy;
+use crate::request::{ActionRequest, Capability, SideEffect};
+use crate::secrets;
+
+/// Rule id: policy.change and claimed permissions.
+pub const RULE_AUTHORITY: &str = "authority-boundary";
+/// Rule id: the capability allowlist.
+pub const RULE_CAPABILITY: &str = "capability";
+/// Rule id: path containment and per-operation roots.
+pub const RULE_JAIL: &str = "workspace-jail";
+/// Rule id: protected configuration paths.
+pub const RULE_PROTECTED: &str = "protected-path";
+/// Rule id: dangerous environment variables.
+pub const RULE_ENV: &str = "env-review";
+/// Rule id: HTTPS origins and redirects.
+pub const RULE_NETWORK: &str = "network-allowlist";
+/// Rule id: secrets in the request and credential use.
+pub const RULE_SECRET: &str = "secret-review";
+/// Rule id: stateful requests shaped by untrusted content.
+pub const RULE_UNTRUSTED: &str = "untrusted-input";
+/// Rule id: declared side effect weaker than the real one.
+pub const RULE_SIDE_EFFECT: &str = "side-effect";
+/// Rule id: external writes need an idempotency key.
+pub const RULE_IDEMPOTENCY: &str = "idempotency";
+/// Rule id: capabilities and side effects that need a person.
+pub const RULE_APPROVAL_GATE: &str = "approval-gate";
+/// Rule id: the attached approval.
+pub const RULE_APPROVAL: &str = "approval";
+/// Rule id: nothing fired.
+pub const RULE_POLICY_ALLOW: &str = "policy-allow";
+/// Rule id: the policy could not be loaded (review fails closed).
+pub const RULE_POLICY_INVALID: &str = "policy-invalid";
+
+/// Every rule id, in evaluation order.
+pub const RULE_ORDER: &[&str] = &[
+    RULE_AUTHORITY,
+    RULE_CAPABILITY,
+    RULE_JAIL,
+    RULE_PROTECTED,
+    command::RULE_IDENTITY,
+    command::RULE_REVIEW,
+    command::RULE_DESTRUCTIVE,
+    command::RULE_LIFECYCLE,
+    RULE_ENV,
+    command::RULE_ALLOWLIST,
+    RULE_NETWORK,
+    RULE_SECRET,
+    RULE_UNTRUSTED,
+    RULE_SIDE_EFFECT,
+    RULE_IDEMPOTENCY,
+    RULE_APPROVAL_GATE,
+    RULE_APPROVAL,
+    RULE_POLICY_ALLOW,
+];
+
+/// Reviews `request` against `policy` now.
+pub fn review(policy: &Policy, request: &ActionRequest) -> ReviewDecision {
+    review_at(policy, request, SystemTime::now())
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Read,
+    Create,
+    Write,
+    Delete,
+}
+
+impl Op {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Read => "read",
+            Self::Create => "create",
+            Self::Write => "write",
+            Self::Delete => "delete",
+        }
+    }
+}
+
+struct Ctx<'a> {
+    policy: &'a Policy,
+    findings: Vec<Finding>,
+    paths: Vec<NormalizedPath>,
+}
+
+impl Ctx<'_> {
+    fn add(&mut self, rule: &str, verdict: Verdict, reason: impl Into<String>) {
+        self.findings.push(Finding::new(rule, verdict, reason));
+    }
+
+    fn roots(&self, op: Op) -> &[PathBuf] {
+        let r = &self.policy.roots;
+        match op {
+            Op::Read => &r.read,
+            Op::Create => &r.create,
+            Op::Write => &r.write,
+            Op::Delete => &r.delete,
+        }
+    }
+
+    fn rel(&self, path: &Path) -> String {
+        match path.strip_prefix(&self.policy.workspace) {
+            Ok(rel) if rel.as_os_str().is_empty() => ".".into(),
+            Ok(rel) => rel.display().to_string(),
+            Err(_) => path.display().to_string(),
+        }
+    }
+
+    /// Resolves one path for one operation and applies containment, roots and protection.
+    fn check_path(&mut self, base: &Path, requested: &str, op: Op, what: &str) {
+        let resolved = paths::resolve(base, requested);
+        let (entry_resolved, exists) = match &resolved {
+            Ok(r) => (Some(r.path.display().to_string()), r.exists),
+            Err(_) => (None, false),
+        };
+        self.paths.push(NormalizedPath {
+            requested: requested.to_owned(),
+            operation: op.as_str().into(),
+            resolved: entry_resolved,
+            exists,
+        });
+        let r = match resolved {
+            Ok(r) => r,
+            Err(problem) => {
+                self.add(
+                    RULE_JAIL,
+                    Verdict::Deny,
+                    format!("{what} `{requested}`: {}", problem.describe()),
+                );
+                return;
+            }
+        };
+        let ws = self.policy.workspace.clone();
+        if !paths::is_within(&r.path, &ws) {
+            self.add(
+                RULE_JAIL,
+                Verdict::Deny,
+                format!(
+                    "{what} `{requested}` resolves to `{}`, outside the workspace `{}`",
+                    r.path.display(),
+                    ws.display()
+                ),
+            );
+            return;
+        }
+        let roots = self.roots(op);
+        if !roots.iter().any(|root| paths::is_within(&r.path, root)) {
+            let listed: Vec<String> = roots.iter().map(|p| self.rel(p)).collect();
+            let rel = self.rel(&r.path);
+            self.add(
+                RULE_JAIL,
+                Verdict::Deny,
+                format!(
+                    "{what} `{rel}` is not under a {} root (paths.{} = [{}]); {} does not imply {}",
+                    op.as_str(),
+                    op.as_str(),
+                    listed.join(", "),
+                    if op == Op::Read {
+                        "another root"
+                    } else {
+                        "read"
+                    },
+                    op.as_str()
+                ),
+            );
+            return;
+        }
+        if matches!(op, Op::Write | Op::Delete | Op::Create)
+            && roots.contains(&r.path)
+            && op == Op::Delete
+        {
+            self.add(
+                RULE_JAIL,
+                Verdict::Deny,
+                format!(
+                    "{what} `{}` is a policy root itself; deleting a root is not a file operation",
+                    self.rel(&r.path)
+                ),
+            );
+            return;
+        }
+        match op {
+            Op::Create if r.exists => self.add(
+                RULE_JAIL,
+                Verdict::Deny,
+                format!("`{}` already exists; creating it would overwrite it (request fs.write, a separate right)", self.rel(&r.path)),
+            ),
+            Op::Write if !r.exists => self.add(
+                RULE_JAIL,
+                Verdict::Deny,
+                format!("`{}` does not exist; writing a new file is fs.create, a separate right", self.rel(&r.path)),
+            ),
+            Op::Delete if !r.exists => {
+                self.add(RULE_JAIL, Verdict::Deny, format!("`{}` does not exist; there is nothing to delete", self.rel(&r.path)))
+            }
+            _ => {}
+        }
+        let protected = paths::protected_match(&ws, &r.path, op == Op::Read);
+        if let Some(pattern) = protected {
+            let granted = self
+                .policy
+                .grants
+                .iter()
+                .any(|g| paths::is_within(&r.path, g));
+            if !granted {
+                let why = if op == Op::Read {
+                    "holds credentials or keys"
+                } else {
+                    "runs code later or changes the agent's own configuration"
+                };
+                self.add(
+                    RULE_PROTECTED,
+                    Verdict::Deny,
+                    format!(
+                        "`{}` is protected ({pattern} {why}); touching it needs an explicit grant in paths.grant_protected",
+                        self.rel(&r.path)
+                    ),
+                );
+            }
+        }
+    }
+}
+
+fn op_for(capability: &Capability) -> Op {
+    match capability {
+        Capability::FsCreate => Op::Create,
+        Capability::FsWrite => Op::Write,
+        Capability::FsDelete => Op::Delete,
+        _ => Op::Read,
+    }
+}
+
+fn normalize_urls(
+    entries: &[String],
+) -> Vec<(
+    NormalizedUrlEntry,
+    Result<origin::NormalizedUrl, origin::OriginError>,
+)> {
+    entries
+        .iter()
+        .map(|u| {
+            let parsed = origin::normalize_url(u);
+            let entry = NormalizedUrlEntry {
+                requested: u.clone(),
+                url: parsed.as_ref().ok().map(|n| n.url.clone()),
+                origin: parsed.as_ref().ok().map(|n| n.origin.to_string()),
+            };
+            (entry, parsed)
+        })
+        .collect()
+}
+
+fn origin_allowed(policy: &Policy, origin: &Origin) -> bool {
+    policy.origins.iter().any(|(o, _)| o == origin)
+}
+
+/// Checks one normalized URL against the allowlist.
+fn check_url(
+    ctx: &mut Ctx<'_>,
+    label: &str,
+    requested: &str,
+    parsed: &Result<origin::NormalizedUrl, origin::OriginError>,
+) -> bool {
+    match parsed {
+        Err(e) => {
+            ctx.add(RULE_NETWORK, Verdict::Deny, format!("{label}: {e}"));
+            false
+        }
+        Ok(n) => {
+            if !origin_allowed(ctx.policy, &n.origin) {
+                let listed: Vec<String> = ctx
+                    .policy
+                    .origins
+                    .iter()
+                    .map(|(o, _)| o.to_string())
+                    .collect();
+                ctx.add(
+                    RULE_NETWORK,
+                    Verdict::Deny,
+                    format!(
+                        "{label} `{requested}` is origin {}, which is not in network.allow [{}]",
+                        n.origin,
+                        listed.join(", ")
+                    ),
+                );
+                return false;
+            }
+            if n.address_class.is_internal() {
+                // Listed explicitly, so declared: report it, do not block.
+                ctx.add(
+                    RULE_NETWORK,
+                    Verdict::Allow,
+                    format!(
+                        "{label} {} reaches a {:?} address, declared in network.allow",
+                        n.origin, n.address_class
+                    ),
+                );
+            }
+            true
+        }
+    }
+}
+
+/// Resolves a redirect `location` against the URL it came from, as a browser would.
+pub fn resolve_redirect(from: &str, location: &str) -> Result<String, origin::OriginError> {
+    let base = url::Url::parse(from).map_err(|e| origin::OriginError::Invalid {
+        input: from.into(),
+        reason: e.to_string(),
+    })?;
+    base.join(location)
+        .map(|u| u.to_string())
+        .map_err(|e| origin::OriginError::Invalid {
+            input: location.into(),
+            reason: e.to_string(),
+        })
+}
+
+fn consequence(request: &ActionRequest, n: &NormalizedRequest, policy: &Policy) -> String {
+    let actor = secrets::redact(&request.actor);
+    let ws = policy.workspace.display().to_string();
+    let rel = |p: &NormalizedPath| -> String {
+        match &p.resolved {
+            Some(abs) => abs
+                .strip_prefix(&format!("{ws}/"))
+                .map(str::to_owned)
+                .unwrap_or_else(|| if *abs == ws { ".".into() } else { abs.clone() }),
+            None => p.requested.clone(),
+        }
+    };
+    let targets = |op: &str| -> String {
+        let list: Vec<String> = n
+            .paths
+            .iter()
+            .filter(|p| p.operation == op)
+            .map(&rel)
+            .collect();
+        if list.is_empty() {
+            "nothing named".into()
+        } else {
+            list.join(", ")
+        }
+    };
+    let origins: Vec<String> = n
+        .network
+        .iter()
+        .map(|e| e.url.clone().unwrap_or_else(|| e.requested.clone()))
+        .collect();
+    let what = match &request.capability {
+        Capability::FsRead => format!("read {} in workspace {ws}", targets("read")),
+        Capability::FsCreate => format!("create {} in workspace {ws}", targets("create")),
+        Capability::FsWrite => format!("overwrite {} in workspace {ws}", targets("write")),
+        Capability::FsDelete => format!("delete {} in workspace {ws}", targets("delete")),
+        Capability::ProcessRun => format!(
+            "run `{}`{} in {}",
+            n.argv.join(" "),
+            n.executable
+                .as_ref()
+                .map(|e| format!(" ({e})"))
+                .unwrap_or_default(),
+            n.cwd.clone().unwrap_or_else(|| request.cwd.clone())
+        ),
+        Capability::NetFetch => format!(
+            "contact {}{}",
+            if origins.is_empty() {
+                "no declared URL".into()
+            } else {
+                origins.join(", ")
+            },
+            if n.payload_bytes > 0 {
+                format!(
+                    ", sending {} bytes (payload {})",
+                    n.payload_bytes, n.payload_sha256
+                )
+            } else {
+                String::new()
+            }
+        ),
+        Capability::PolicyChange => "change the policy".into(),
+        Capability::Tool(name) => format!(
+            "call tool `{}`{}",
+            name.trim_start_matches("tool:"),
+            if request.payload.is_empty() {
+                String::new()
+            } else {
+                let shown: String = request.payload.chars().take(120).collect();
+                let ellipsis = if request.payload.chars().count() > 120 {
+                    "…"
+                } else {
+                    ""
+                };
+                format!(" with `{}{ellipsis}`", shown.replace('\n', " "))
+            }
+        ),
+    };
+    let mut extras = vec![format!("side effect {}", n.effective_side_effect.as_str())];
+    if !n.credentials.is_empty() {
+        extras.push(format!("using credential {}", n.credentials.join(", ")));
+    }
+    if !n.network.is_empty() && request.capability != Capability::NetFetch {
+        extras.push(format!("contacting {}", origins.join(", ")));
+    }
+    if let Some(k) = &n.idempotency_key {
+        extras.push(format!("idempotency key {k}"));
+    }
+    if n.untrusted_input {
+        extras.push("requested under the influence of untrusted content".into());
+    }
+    let reason = if request.reason.trim().is_empty() {
+        String::new()
+    } else {
+        format!("; stated reason: \"{}\"", request.reason.trim())
+    };
+    secrets::redact(&format!(
+        "{actor} will {what} ({}){reason}.",
+        extras.join(", ")
+    ))
+}
+
+/// Reviews `request` against `policy` at time `now` (used for approval expiry).
+pub fn review_at(policy: &Policy, request: &ActionRequest, now: SystemTime) -> ReviewDecision {
+    let mut ctx = Ctx {
+        policy,
+        findings: Vec::new(),
+        paths: Vec::new(),
+    };
+    let cap = &request.capability;
+
+    // 1. authority-boundary
+    if *cap == Capability::PolicyChange {
+        ctx.add(
+            RULE_AUTHORITY,
+            Verdict::Deny,
+            "policy.change is always denied: a request can never change the policy that judges it",
+        );
+    }
+    if !request.claimed_permissions.is_empty() {
+        ctx.add(
+            RULE_AUTHORITY,
+            Verdict::Allow,
+            format!(
+                "claimed permissions [{}] were ignored: claims never grant anything",
+                request.claimed_permissions.join(", ")
+            ),
+        );
+    }
+    if request.actor.trim().is_empty() {
+        ctx.add(RULE_AUTHORITY, Verdict::Deny, "the request names no actor");
+    }
+
+    // 2. capability
+    if *cap != Capability::PolicyChange && !policy.capabilities.contains(cap) {
+        let granted: Vec<&str> = policy.capabilities.iter().map(Capability::as_str).collect();
+        ctx.add(
+            RULE_CAPABILITY,
+            Verdict::Deny,
+            format!(
+                "capability {cap} is not granted by the policy (capabilities = [{}])",
+                granted.join(", ")
+            ),
+        );
+    }
+
+    // 3. workspace-jail: cwd, then every path for the capability's own operation.
+    let cwd = match paths::resolve(&policy.workspace, &request.cwd) {
+        Ok(r) if paths::is_within(&r.path, &policy.workspace) && r.is_dir => Some(r.path),
+        Ok(r) => {
+            ctx.add(
+                RULE_JAIL,
+                Verdict::Deny,
+                format!(
+                    "cwd `{}` resolves to `{}`, which is not a directory inside the workspace",
+                    request.cwd,
+                    r.path.display()
+                ),
+            );
+            None
+        }
+        Err(p) => {
+            ctx.add(
+                RULE_JAIL,
+                Verdict::Deny,
+                format!("cwd `{}`: {}", request.cwd, p.describe()),
+            );
+            None
+        }
+    };
+    let base = cwd.clone().unwrap_or_else(|| policy.workspace.clone());
+    let op = op_for(cap);
+    if matches!(
+        cap,
+        Capability::FsRead | Capability::FsCreate | Capability::FsWrite | Capability::FsDelete
+    ) && request.paths.is_empty()
+    {
+        ctx.add(RULE_JAIL, Verdict::Deny, format!("{cap} names no path"));
+    }
+    for p in &request.paths {
+        ctx.check_path(&base, p, op, "path");
+    }
+
+    // 4. command review (process.run only).
+    let mut effective = match cap {
+        Capability::FsRead => SideEffect::ReadOnly,
+        Capability::FsCreate | Capability::FsWrite => SideEffect::WorkspaceWrite,
+        Capability::FsDelete => SideEffect::Destructive,
+        Capability::NetFetch if !request.payload.is_empty() => SideEffect::ExternalWrite,
+        _ => SideEffect::ReadOnly,
+    };
+    let mut executable = None;
+    if *cap == Capability::ProcessRun {
+        let review = command::review_argv(&request.argv, policy);
+        executable = review.executable.as_ref().map(|e| e.display().to_string());
+        for (arg, use_) in &review.path_args {
+            let op = if *use_ == ArgUse::Write {
+                let exists = paths::resolve(&base, arg)
+                    .map(|r| r.exists)
+                    .unwrap_or(false);
+                if exists { Op::Write } else { Op::Create }
+            } else {
+                Op::Read
+            };
+            ctx.check_path(&base, arg, op, "argument");
+        }
+        let declared: Vec<Option<Origin>> = request
+            .network
+            .iter()
+            .map(|u| origin::normalize_origin(u).ok())
+            .collect();
+        for url in &review.url_args {
+            let ok = origin::normalize_origin(url)
+                .ok()
+                .is_some_and(|o| declared.contains(&Some(o)));
+            if !ok {
+                ctx.add(RULE_NETWORK, Verdict::Deny, format!("argument `{url}` is a network destination not declared in the request's network list"));
+            }
+        }
+        if let Some(e) = review.effective_side_effect {
+            effective = effective.max(e);
+        }
+        ctx.findings.extend(review.findings);
+        check_env(&mut ctx, request);
+    } else {
+        if !request.argv.is_empty() {
+            ctx.add(
+                command::RULE_REVIEW,
+                Verdict::Deny,
+                format!("argv is given for {cap}; only process.run runs commands"),
+            );
+        }
+        check_env(&mut ctx, request);
+    }
+
+    // 5. network-allowlist, including redirect hops.
+    let network = normalize_urls(&request.network);
+    if *cap == Capability::NetFetch && request.network.is_empty() {
+        ctx.add(RULE_NETWORK, Verdict::Deny, "net.fetch names no URL");
+    }
+    if !request.network.is_empty()
+        && !matches!(
+            cap,
+            Capability::NetFetch | Capability::ProcessRun | Capability::Tool(_)
+        )
+    {
+        ctx.add(
+            RULE_NETWORK,
+            Verdict::Deny,
+            format!("{cap} does not contact the network; declared URLs do not fit the capability"),
+        );
+    }
+    let mut chain_ok = true;
+    for (entry, parsed) in &network {
+        chain_ok &= check_url(&mut ctx, "destination", &entry.requested, parsed);
+    }
+    let mut redirects = Vec::new();
+    if !request.redirects.is_empty() {
+        let mut previous = network.first().and_then(|(e, _)| e.url.clone());
+        for (i, hop) in request.redirects.iter().enumerate() {
+            let absolute = match &previous {
+                Some(prev) => resolve_redirect(prev, hop).unwrap_or_else(|_| hop.clone()),
+                None => hop.clone(),
+            };
+            let parsed = origin::normalize_url(&absolute);
+            redirects.push(NormalizedUrlEntry {
+                requested: hop.clone(),
+                url: parsed.as_ref().ok().map(|n| n.url.clone()),
+                origin: parsed.as_ref().ok().map(|n| n.origin.to_string()),
+            });
+            if !chain_ok {
+                ctx.add(
+                    RULE_NETWORK,
+                    Verdict::Deny,
+                    format!(
+                        "redirect hop {} is not followed: the chain already stopped",
+                        i + 1
+                    ),
+                );
+                continue;
+            }
+            if !check_url(&mut ctx, &format!("redirect hop {}", i + 1), hop, &parsed) {
+                chain_ok = false;
+                ctx.add(
+                    RULE_NETWORK,
+                    Verdict::Deny,
+                    format!(
+                        "the redirect chain stops at hop {}: each hop is a new request",
+                        i + 1
+                    ),
+                );
+            }
+            previous = parsed.ok().map(|n| n.url);
+        }
+    }
+
+    // 6. secret-review
+    let secret_verdict = if policy.document.secrets.use_after_approval {
+        Verdict::Ask
+    } else {
+        Verdict::Deny
+    };
+    let mut secret_places = Vec::new();
+    if secrets::contains_secret(&request.payload) {
+        secret_places.push("payload".to_owned());
+    }
+    for (i, a) in request.argv.iter().enumerate() {
+        if secrets::contains_secret(a) {
+            secret_places.push(format!("argv[{i}]"));
+        }
+    }
+    for (k, v) in &request.env {
+        if secrets::contains_secret(&format!("{k}={v}")) {
+            secret_places.push(format!("env.{k}"));
+        }
+    }
+    for (i, u) in request.network.iter().chain(&request.redirects).enumerate() {
+        if secrets::contains_secret(u) {
+            secret_places.push(format!("network[{i}]"));
+        }
+    }
+    if secrets::contains_secret(&request.reason) {
+        secret_places.push("reason".into());
+    }
+    if !secret_places.is_empty() {
+        ctx.add(
+            RULE_SECRET,
+            secret_verdict,
+            format!(
+                "likely secret in {} (redacted everywhere); pass secrets by name through a narrow tool{}",
+                secret_places.join(", "),
+                if secret_verdict == Verdict::Ask { "; the policy allows use after approval" } else { "" }
+            ),
+        );
+    }
+    if !request.credentials.is_empty() {
+        if *cap == Capability::ProcessRun {
+            ctx.add(
+                RULE_SECRET,
+                Verdict::Deny,
+                format!("credentials [{}] requested for a general process; inject them only into a narrow tool, never a process environment", request.credentials.join(", ")),
+            );
+        } else {
+            ctx.add(
+                RULE_SECRET,
+                secret_verdict,
+                format!("uses credential(s) [{}]", request.credentials.join(", ")),
+            );
+        }
+    }
+
+    // 7. untrusted-input
+    if request.untrusted_input
+        && (cap.is_stateful()
+            || request.side_effect > SideEffect::ReadOnly
+            || !request.network.is_empty())
+    {
+        ctx.add(
+            RULE_UNTRUSTED,
+            Verdict::Ask,
+            format!("a stateful request ({cap}) shaped by untrusted content needs a person's approval; content is data, not authority"),
+        );
+    }
+
+    // 8. side-effect consistency
+    if request.side_effect < effective {
+        ctx.add(
+            RULE_SIDE_EFFECT,
+            Verdict::Deny,
+            format!(
+                "declared side effect {} is weaker than what the request does ({})",
+                request.side_effect.as_str(),
+                effective.as_str()
+            ),
+        );
+    }
+    let effective = effective.max(request.side_effect);
+
+    // 9. idempotency
+    if effective == SideEffect::ExternalWrite
+        && request
+            .idempotency_key
+            .as_deref()
+            .is_none_or(|k| k.trim().is_empty())
+    {
+        ctx.add(
+            RULE_IDEMPOTENCY,
+            Verdict::Deny,
+            "an external write needs an idempotency_key so that a retry cannot duplicate it",
+        );
+    }
+
+    // 10. approval-gate
+    if policy.approval.contains(cap) {
+        ctx.add(
+            RULE_APPROVAL_GATE,
+            Verdict::Ask,
+            format!("the policy requires a person's approval for {cap}"),
+        );
+    } else if matches!(
+        effective,
+        SideEffect::ExternalWrite | SideEffect::Destructive
+    ) {
+        ctx.add(
+            RULE_APPROVAL_GATE,
+            Verdict::Ask,
+            format!("a {} action needs a person's approval", effective.as_str()),
+        );
+    }
+
+    // Build the normalized request and its hash.
+    let normalized = NormalizedRequest {
+        actor: request.actor.clone(),
+        capability: cap.to_string(),
+        executable,
+        argv: request.argv.clone(),
+        cwd: cwd.map(|c| c.display().to_string()),
+        paths: ctx.paths.clone(),
+        network: network.iter().map(|(e, _)| e.clone()).collect(),
+        redirects,
+        credentials: request.credentials.clone(),
+        side_effect: request.side_effect,
+        effective_side_effect: effective,
+        env: request.env.clone(),
+        payload_sha256: format!(
+            "sha256:{}",
+            hex::encode(Sha256::digest(request.payload.as_bytes()))
+        ),
+        payload_bytes: request.payload.len(),
+        reason: request.reason.clone(),
+        untrusted_input: request.untrusted_input,
+        idempotency_key: request.idempotency_key.clone(),
+    };
+    let request_hash = hash_json(
+        &json!({ "request": normalized, "policy_workspace": policy.workspace.display().to_string() }),
+    );
+    let consequence_text = consequence(request, &normalized, policy);
+
+    // 11. the attached approval
+    let mut approved_by = None;
+    if let Some(approval) = &request.approval {
+        let pre = ctx
+            .findings
+            .iter()
+            .map(|f| f.verdict)
+            .max()
+            .unwrap_or(Verdict::Allow);
+        match approval.check(&request_hash, &consequence_text, now) {
+            Err(problem) => {
+                let verdict = match problem {
+                    ApprovalProblem::Expired(_) | ApprovalProblem::NotYetValid => Verdict::Deny,
+                    _ => Verdict::Deny,
+                };
+                ctx.add(RULE_APPROVAL, verdict, problem.describe());
+            }
+            Ok(()) if pre == Verdict::Deny => {
+                ctx.add(
+                    RULE_APPROVAL,
+                    Verdict::Allow,
+                    format!(
+                        "approval by {} does not lift a deny: a hard limit stays a hard limit",
+                        approval.approver
+                    ),
+                );
+            }
+            Ok(()) => {
+                approved_by = Some(approval.approver.clone());
+                for f in ctx
+                    .findings
+                    .iter_mut()
+                    .filter(|f| f.verdict == Verdict::Ask)
+                {
+                    f.reason = format!("{} (approved)", f.reason);
+                    f.verdict = Verdict::Allow;
+                }
+                ctx.add(
+                    RULE_APPROVAL,
+                    Verdict::Allow,
+                    format!(
+                        "approved by {} until {}",
+                        approval.approver, approval.expires_at
+                    ),
+                );
+            }
+        }
+    }
+
+    // Findings are reported in rule order; the deciding rule is the first at the top severity.
+    ctx.findings.sort_by_key(|f| {
+        RULE_ORDER
+            .iter()
+            .position(|r| *r == f.rule)
+            .unwrap_or(usize::MAX)
+    });
+    let verdict = ctx
+        .findings
+        .iter()
+        .map(|f| f.verdict)
+        .max()
+        .unwrap_or(Verdict::Allow);
+    let (rule, reason) =
+        if let Some(who) = approved_by.as_ref().filter(|_| verdict == Verdict::Allow) {
+            (
+                RULE_APPROVAL.to_owned(),
+                format!("approved by {who} for exactly this request"),
+            )
+        } else {
+            match ctx
+                .findings
+                .iter()
+                .find(|f| f.verdict == verdict && verdict != Verdict::Allow)
+            {
+                Some(f) => (f.rule.clone(), f.reason.clone()),
+                None => (
+                    RULE_POLICY_ALLOW.to_owned(),
+                    "fits the pre-authorised policy".to_owned(),
+                ),
+            }
+        };
+    let show_consequence = verdict == Verdict::Ask || approved_by.is_some();
+    ReviewDecision {
+        verdict,
+        rule,
+        reason: secrets::redact(&reason),
+        findings: ctx
+            .findings
+            .into_iter()
+            .map(|mut f| {
+                f.reason = secrets::redact(&f.reason);
+                f
+            })
+            .collect(),
+        request: normalized,
+        consequence: show_consequence.then_some(consequence_text),
+        request_hash,
+        policy_hash: policy.hash.clone(),
+        claimed_permissions_ignored: request.claimed_permissions.clone(),
+        approved_by,
+        executed: false,
+    }
+}
+
+fn check_env(ctx: &mut Ctx<'_>, request: &ActionRequest) {
+    for name in request.env.keys() {
+        if let Some(why) = command::dangerous_env(name) {
+            ctx.add(
+                RULE_ENV,
+                Verdict::Deny,
+                format!("env `{name}` {why}: it runs code of its own"),
+            );
+        } else if name.is_empty() || name.contains('=') || name.contains('\0') {
+            ctx.add(
+                RULE_ENV,
+                Verdict::Deny,
+                format!("env name `{name}` is not a valid variable name"),
+            );
+        }
+    }
+    if !request.env.is_empty() && request.capability != Capability::ProcessRun {
+        ctx.add(
+            RULE_ENV,
+            Verdict::Deny,
+            format!(
+                "env is given for {}; only process.run receives an environment",
+                request.capability
+            ),
+        );
+    }
+}
+
+/// A decision for a request that could not be reviewed because the policy is invalid: deny.
+pub fn deny_invalid_policy(problems: &str) -> serde_json::Value {
+    json!({
+        "verdict": "deny",
+        "rule": RULE_POLICY_INVALID,
+        "reason": secrets::redact(&format!("the policy is invalid, so nothing is allowed: {problems}")),
+        "findings": [{"rule": RULE_POLICY_INVALID, "verdict": "deny", "reason": secrets::redact(problems)}],
+        "executed": false
+    })
+}
