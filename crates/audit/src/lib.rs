@@ -1,8 +1,42 @@
 //! Warrants (immutable, re-validated action records) and the hash-chained, append-only audit log.
 //!
 //! - [`ExecOutcome`]: how an executed process ended; the executor fills it, the log records it.
+//! - [`AuditLog`]: the append-only JSON Lines log. [`AuditLog::append`] takes an [`AuditEntry`]
+//!   (built with [`AuditEntry::review`] or [`AuditEntry::exec`]), redacts secrets, chains it to the
+//!   previous record and updates the head sidecar; [`AuditLog::verify`] detects edited, deleted,
+//!   reordered, inserted and cut-off records. [`resolve_log_path`] picks the log path.
+//!
+//! ```no_run
+//! use warrant_audit::{AuditEntry, AuditLog, ExecOutcome, VerifyOptions};
+//! let log = AuditLog::new("/var/log/warrant/audit.jsonl");
+//! let entry = AuditEntry::exec("skill:release-readiness", vec!["python3".into(), "x.py".into()])
+//!     .cwd("/work")
+//!     .profile_hash("ab12...")
+//!     .outcome(ExecOutcome::exited(0));
+//! let record = log.append(entry)?;
+//! let report = log.verify(&VerifyOptions::default())?;
+//! assert!(report.ok());
+//! # Ok::<(), warrant_audit::AuditError>(())
+//! ```
+//!
+//! - [`Warrant`]: an immutable action record. [`Warrant::issue`] makes one from an `allow`
+//!   decision; [`Warrant::revalidate`] re-checks it against the current policy right before launch
+//!   and fails with a distinct [`RevalidationError`] variant for each reason (exec maps any to 126).
+//!
+//! The formats and the limits of what verification can prove are in `docs/audit.md`.
 #![forbid(unsafe_code)]
 
+pub mod canonical;
+mod log;
 mod outcome;
+mod warrant;
 
+pub use log::{
+    AuditEntry, AuditError, AuditLog, AuditRecord, DEFAULT_LOG, EventKind, GENESIS_HASH, Head,
+    LOG_ENV, MAX_RECORD_BYTES, Problem, ProblemKind, RECORD_FORMAT, VerifyOptions, VerifyReport,
+    What, head_path, read_head, resolve_log_path,
+};
 pub use outcome::ExecOutcome;
+pub use warrant::{
+    MAX_TTL, MAX_WARRANT_BYTES, RevalidationError, WARRANT_VERSION, Warrant, WarrantError,
+};

@@ -1,0 +1,940 @@
+//! The hash-chained, append-only audit log (JSON Lines) and its verifier.
+//!
+//! Format, chain and limits are specified in `docs/audit.md`. In short: every line is one record
+//! in canonical JSON (see [`crate::canonical`]); `seq` counts from 1; `prev_hash` is the previous
+//! record's `hash` ([`GENESIS_HASH`] for the first); `hash` is the sha256 of the record's canonical
+//! form without the `hash` key. A sidecar file `<log>.head` holds the last `seq` and `hash`, so a
+//! cut-off tail is detected too.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use rustix::fs::{FlockOperation, Mode, OFlags};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use warrant_policy::secrets::redact;
+
+use crate::canonical::{canonical_json, hash_value, is_sha256_tagged};
+use crate::outcome::ExecOutcome;
+
+/// The `prev_hash` of the first record: `sha256:` and 64 zeros.
+pub const GENESIS_HASH: &str =
+    "sha256:0000000000000000000000000000000000000000000000000000000000000000";
+
+/// The version of the record format, stored in every record's `format` field.
+pub const RECORD_FORMAT: &str = "warrant-audit/1";
+
+/// The largest record (one line, newline included) the writer accepts, in bytes.
+pub const MAX_RECORD_BYTES: usize = 1 << 20;
+
+/// The environment variable that names the audit log when no `--log` is given.
+pub const LOG_ENV: &str = "WARRANT_AUDIT_LOG";
+
+/// The log used when neither `--log` nor [`LOG_ENV`] is given, relative to the working directory.
+pub const DEFAULT_LOG: &str = ".warrant/audit.jsonl";
+
+/// The log path to use: `explicit` if given, else `$WARRANT_AUDIT_LOG`, else [`DEFAULT_LOG`].
+pub fn resolve_log_path(explicit: Option<&Path>) -> PathBuf {
+    if let Some(p) = explicit {
+        return p.to_path_buf();
+    }
+    match std::env::var_os(LOG_ENV) {
+        Some(v) if !v.is_empty() => PathBuf::from(v),
+        _ => PathBuf::from(DEFAULT_LOG),
+    }
+}
+
+/// The head sidecar of the log at `log`: the same path with `.head` appended.
+pub fn head_path(log: &Path) -> PathBuf {
+    let mut s = log.as_os_str().to_owned();
+    s.push(".head");
+    PathBuf::from(s)
+}
+
+/// What kind of event a record describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EventKind {
+    /// A review that emitted a warrant.
+    Review,
+    /// An execution (run, or refused at launch re-validation).
+    Exec,
+}
+
+/// What the event was about. Secret-looking values are redacted when the record is appended.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct What {
+    /// The command line (argv vector), as reviewed or executed.
+    #[serde(default)]
+    pub argv: Vec<String>,
+    /// The working directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// Environment passed to the process beyond the executor's allowlist (values redacted).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
+    /// The sha256 of the sandbox profile in force (exec).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile_hash: Option<String>,
+    /// The `warrant_hash` of the warrant issued (review) or executed (exec).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warrant_hash: Option<String>,
+    /// The `request_hash` of the normalized request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_hash: Option<String>,
+    /// The hash of the policy the request was judged against.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy_hash: Option<String>,
+}
+
+/// One event to append: everything in a record except `seq`, `prev_hash`, `time` and `hash`,
+/// which the log fills in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AuditEntry {
+    /// Who asked for it: the request's actor (e.g. `skill:release-readiness`) or the local user.
+    pub actor: String,
+    /// What kind of event this is.
+    pub event: EventKind,
+    /// What it was about.
+    pub what: What,
+    /// The review's verdict (`allow` for an emitted warrant).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<String>,
+    /// How an executed process ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<ExecOutcome>,
+    /// Why the launch was refused (e.g. the re-validation error), when it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
+}
+
+impl AuditEntry {
+    /// A `review` event that emitted a warrant.
+    pub fn review(actor: impl Into<String>, argv: Vec<String>) -> Self {
+        Self::new(actor, EventKind::Review, argv)
+    }
+
+    /// An `exec` event.
+    pub fn exec(actor: impl Into<String>, argv: Vec<String>) -> Self {
+        Self::new(actor, EventKind::Exec, argv)
+    }
+
+    fn new(actor: impl Into<String>, event: EventKind, argv: Vec<String>) -> Self {
+        Self {
+            actor: actor.into(),
+            event,
+            what: What {
+                argv,
+                ..What::default()
+            },
+            verdict: None,
+            outcome: None,
+            refused: None,
+        }
+    }
+
+    /// Sets the working directory.
+    pub fn cwd(mut self, cwd: impl Into<String>) -> Self {
+        self.what.cwd = Some(cwd.into());
+        self
+    }
+
+    /// Sets the extra environment (values are redacted when appended).
+    pub fn env(mut self, env: BTreeMap<String, String>) -> Self {
+        self.what.env = env;
+        self
+    }
+
+    /// Sets the sandbox profile hash.
+    pub fn profile_hash(mut self, hash: impl Into<String>) -> Self {
+        self.what.profile_hash = Some(hash.into());
+        self
+    }
+
+    /// Sets the warrant hash.
+    pub fn warrant_hash(mut self, hash: impl Into<String>) -> Self {
+        self.what.warrant_hash = Some(hash.into());
+        self
+    }
+
+    /// Sets the request hash.
+    pub fn request_hash(mut self, hash: impl Into<String>) -> Self {
+        self.what.request_hash = Some(hash.into());
+        self
+    }
+
+    /// Sets the policy hash.
+    pub fn policy_hash(mut self, hash: impl Into<String>) -> Self {
+        self.what.policy_hash = Some(hash.into());
+        self
+    }
+
+    /// Sets the review verdict.
+    pub fn verdict(mut self, verdict: impl Into<String>) -> Self {
+        self.verdict = Some(verdict.into());
+        self
+    }
+
+    /// Sets how the process ended.
+    pub fn outcome(mut self, outcome: ExecOutcome) -> Self {
+        self.outcome = Some(outcome);
+        self
+    }
+
+    /// Marks the launch as refused, with the reason.
+    pub fn refused(mut self, reason: impl Into<String>) -> Self {
+        self.refused = Some(reason.into());
+        self
+    }
+
+    /// The same entry with every secret-looking value redacted (argv, cwd, env values, reasons).
+    pub fn redacted(mut self) -> Self {
+        self.actor = redact(&self.actor);
+        for arg in &mut self.what.argv {
+            *arg = redact(arg);
+        }
+        if let Some(cwd) = &mut self.what.cwd {
+            *cwd = redact(cwd);
+        }
+        let env = std::mem::take(&mut self.what.env);
+        self.what.env = env
+            .into_iter()
+            .map(|(k, v)| {
+                // The variable's name is context for the detector (`API_KEY=...`).
+                let joined = redact(&format!("{k}={v}"));
+                let value = match joined.split_once('=') {
+                    Some((name, rest)) if name == k => rest.to_string(),
+                    _ => redact(&v),
+                };
+                (redact(&k), value)
+            })
+            .collect();
+        for limit in self
+            .outcome
+            .iter_mut()
+            .flat_map(|o| o.limits_hit.iter_mut())
+        {
+            *limit = redact(limit);
+        }
+        if let Some(r) = &mut self.refused {
+            *r = redact(r);
+        }
+        self
+    }
+}
+
+/// One record of the log, as stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AuditRecord {
+    /// The record format, [`RECORD_FORMAT`].
+    pub format: String,
+    /// Position in the log, from 1, without gaps.
+    pub seq: u64,
+    /// The previous record's `hash`, or [`GENESIS_HASH`] for the first record.
+    pub prev_hash: String,
+    /// When the record was appended (RFC 3339, UTC).
+    pub time: String,
+    /// The event.
+    #[serde(flatten)]
+    pub entry: AuditEntry,
+    /// sha256 of this record's canonical form without the `hash` key.
+    pub hash: String,
+}
+
+/// The last record's position and hash: what the head sidecar and `--expect-head` hold.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Head {
+    /// The last record's `seq`.
+    pub seq: u64,
+    /// The last record's `hash`.
+    pub hash: String,
+}
+
+/// An error reading or appending to the audit log. Tampering found by [`verify`] is reported in
+/// its [`VerifyReport`], not as an error.
+#[derive(Debug, thiserror::Error)]
+pub enum AuditError {
+    /// An I/O error on a named file.
+    #[error("audit log `{path}`: {action}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What was being done.
+        action: &'static str,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// The log or its head is a symbolic link; warrant never follows one there.
+    #[error(
+        "audit log `{path}` is a symbolic link; refusing to follow it (point --log at the real file)"
+    )]
+    Symlink {
+        /// The path.
+        path: PathBuf,
+    },
+    /// The log or its head is not a regular file.
+    #[error("audit log `{path}` is not a regular file")]
+    NotRegular {
+        /// The path.
+        path: PathBuf,
+    },
+    /// The log to read does not exist.
+    #[error("audit log `{path}` does not exist")]
+    NotFound {
+        /// The path.
+        path: PathBuf,
+    },
+    /// The log's last line is not a valid record, so nothing can be chained after it.
+    #[error(
+        "audit log `{path}`: the last record is damaged ({detail}); run `warrant audit verify --log {path}`"
+    )]
+    DamagedTail {
+        /// The log.
+        path: PathBuf,
+        /// What is wrong.
+        detail: String,
+    },
+    /// The head sidecar disagrees with the log's last record (truncated, rewritten or extended).
+    #[error(
+        "audit log `{path}`: head sidecar says seq {head_seq}, last record is seq {last_seq}; the log was \
+         truncated or altered: run `warrant audit verify --log {path}`"
+    )]
+    HeadMismatch {
+        /// The log.
+        path: PathBuf,
+        /// The seq the head holds.
+        head_seq: u64,
+        /// The seq of the log's last record (0 for an empty log).
+        last_seq: u64,
+    },
+    /// The log has records but its head sidecar is gone.
+    #[error(
+        "audit log `{path}` has records but its head `{head}` is missing; run `warrant audit verify --log {path}` \
+         and, if the log is intact, `warrant audit reanchor --log {path}`"
+    )]
+    HeadMissing {
+        /// The log.
+        path: PathBuf,
+        /// The expected head path.
+        head: PathBuf,
+    },
+    /// The head sidecar cannot be read as a head.
+    #[error("audit head `{path}` is malformed: {detail}")]
+    BadHead {
+        /// The head file.
+        path: PathBuf,
+        /// What is wrong.
+        detail: String,
+    },
+    /// A record would exceed [`MAX_RECORD_BYTES`].
+    #[error(
+        "audit record of {size} bytes exceeds the limit of {MAX_RECORD_BYTES} bytes (argv or env too large)"
+    )]
+    RecordTooLarge {
+        /// The record's size.
+        size: usize,
+    },
+    /// Reanchoring was refused because the chain itself has problems.
+    #[error(
+        "audit log `{path}` fails verification ({problems} problems); refusing to re-anchor its head"
+    )]
+    ChainBroken {
+        /// The log.
+        path: PathBuf,
+        /// How many problems verify found.
+        problems: usize,
+    },
+}
+
+fn io_err(path: &Path, action: &'static str) -> impl FnOnce(std::io::Error) -> AuditError + use<> {
+    let path = path.to_path_buf();
+    move |source| AuditError::Io {
+        path,
+        action,
+        source,
+    }
+}
+
+/// Opens `path` without following a final symlink and checks it is a regular file.
+fn open_nofollow(path: &Path, flags: OFlags, create: bool) -> Result<File, AuditError> {
+    let mut flags = flags | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NONBLOCK;
+    if create {
+        flags |= OFlags::CREATE;
+    }
+    let fd = match rustix::fs::open(path, flags, Mode::from_raw_mode(0o600)) {
+        Ok(fd) => fd,
+        Err(rustix::io::Errno::LOOP) => {
+            return Err(AuditError::Symlink {
+                path: path.to_path_buf(),
+            });
+        }
+        Err(rustix::io::Errno::NOENT) => {
+            return Err(AuditError::NotFound {
+                path: path.to_path_buf(),
+            });
+        }
+        Err(e) => return Err(io_err(path, "open")(e.into())),
+    };
+    let file = File::from(fd);
+    let meta = file.metadata().map_err(io_err(path, "stat"))?;
+    if !meta.file_type().is_file() {
+        return Err(AuditError::NotRegular {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(file)
+}
+
+fn lock(file: &File, path: &Path, op: FlockOperation) -> Result<(), AuditError> {
+    rustix::fs::flock(file, op).map_err(|e| io_err(path, "lock")(e.into()))
+}
+
+/// Reads the head sidecar of `log`, or `None` when it does not exist.
+pub fn read_head(log: &Path) -> Result<Option<Head>, AuditError> {
+    let path = head_path(log);
+    let file = match open_nofollow(&path, OFlags::RDONLY, false) {
+        Ok(f) => f,
+        Err(AuditError::NotFound { .. }) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let mut text = String::new();
+    file.take(4096)
+        .read_to_string(&mut text)
+        .map_err(io_err(&path, "read head"))?;
+    let head: Head = serde_json::from_str(text.trim_end()).map_err(|e| AuditError::BadHead {
+        path: path.clone(),
+        detail: e.to_string(),
+    })?;
+    if !is_sha256_tagged(&head.hash) {
+        return Err(AuditError::BadHead {
+            path,
+            detail: "`hash` is not `sha256:` and 64 hex digits".into(),
+        });
+    }
+    Ok(Some(head))
+}
+
+/// Replaces the head sidecar of `log` atomically (temporary file in the same directory, fsync,
+/// rename over the old head, fsync of the directory). A symlink at the head path is replaced, not
+/// followed.
+fn write_head(log: &Path, head: &Head) -> Result<(), AuditError> {
+    let path = head_path(log);
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".audit-head-")
+        .tempfile_in(&dir)
+        .map_err(io_err(&path, "create temporary head"))?;
+    let value = serde_json::to_value(head).unwrap_or(Value::Null);
+    writeln!(tmp, "{}", canonical_json(&value)).map_err(io_err(&path, "write head"))?;
+    tmp.as_file()
+        .sync_all()
+        .map_err(io_err(&path, "sync head"))?;
+    tmp.persist(&path)
+        .map_err(|e| io_err(&path, "replace head")(e.error))?;
+    if let Ok(d) = File::open(&dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// Why one line is not a valid record, and (if it parsed) the record.
+struct Checked {
+    record: Option<AuditRecord>,
+    problems: Vec<(ProblemKind, String)>,
+}
+
+/// Checks one line (without its newline) on its own: JSON, canonical form, schema, own hash.
+fn check_line(line: &[u8]) -> Checked {
+    let mut problems = Vec::new();
+    let value: Value = match serde_json::from_slice(line) {
+        Ok(v) => v,
+        Err(e) => {
+            return Checked {
+                record: None,
+                problems: vec![(ProblemKind::Malformed, format!("not JSON: {e}"))],
+            };
+        }
+    };
+    if canonical_json(&value).as_bytes() != line {
+        problems.push((
+            ProblemKind::NonCanonical,
+            "line is not in canonical form (whitespace, key order, escapes or duplicate keys changed)".into(),
+        ));
+    }
+    let record: AuditRecord = match serde_json::from_value(value.clone()) {
+        Ok(r) => r,
+        Err(e) => {
+            problems.push((ProblemKind::Malformed, format!("not an audit record: {e}")));
+            return Checked {
+                record: None,
+                problems,
+            };
+        }
+    };
+    if record.format != RECORD_FORMAT {
+        problems.push((
+            ProblemKind::Malformed,
+            format!("unknown format `{}`", record.format),
+        ));
+    }
+    let mut unhashed = value;
+    if let Value::Object(map) = &mut unhashed {
+        map.remove("hash");
+    }
+    let computed = hash_value(&unhashed);
+    if computed != record.hash {
+        problems.push((
+            ProblemKind::HashMismatch,
+            format!(
+                "stored hash {} but content hashes to {}",
+                short(&record.hash),
+                short(&computed)
+            ),
+        ));
+    }
+    Checked {
+        record: Some(record),
+        problems,
+    }
+}
+
+fn short(h: &str) -> &str {
+    h.get(..19).unwrap_or(h)
+}
+
+/// Finds the last line of `file` (of `len` bytes, ending with a newline) without reading it all.
+fn read_last_line(file: &File, len: u64, path: &Path) -> Result<Vec<u8>, AuditError> {
+    // Walk back from the end in chunks until the newline before the last line is found.
+    let end = len - 1; // index of the final '\n'
+    let mut start = end;
+    let mut buf = vec![0u8; 8192];
+    'outer: while start > 0 {
+        let chunk = std::cmp::min(start, buf.len() as u64);
+        let from = start - chunk;
+        let slice = &mut buf[..chunk as usize];
+        file.read_exact_at(slice, from)
+            .map_err(io_err(path, "read tail"))?;
+        for i in (0..slice.len()).rev() {
+            if slice[i] == b'\n' {
+                start = from + i as u64 + 1;
+                break 'outer;
+            }
+        }
+        start = from;
+        if (end - start) as usize > MAX_RECORD_BYTES {
+            return Err(AuditError::DamagedTail {
+                path: path.to_path_buf(),
+                detail: format!("last line is longer than {MAX_RECORD_BYTES} bytes"),
+            });
+        }
+    }
+    let mut line = vec![0u8; (end - start) as usize];
+    file.read_exact_at(&mut line, start)
+        .map_err(io_err(path, "read tail"))?;
+    Ok(line)
+}
+
+/// The hash-chained audit log at one path.
+#[derive(Debug, Clone)]
+pub struct AuditLog {
+    path: PathBuf,
+}
+
+impl AuditLog {
+    /// The log at `path` (nothing is opened until it is used).
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        Self { path: path.into() }
+    }
+
+    /// The log's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends one event and returns the record written.
+    ///
+    /// The entry is redacted first ([`AuditEntry::redacted`]). The log is opened with
+    /// `O_APPEND|O_NOFOLLOW` (created with mode 0600 if missing; the parent directory is created),
+    /// locked with an exclusive `flock` for the whole append, its last record and the head sidecar
+    /// are checked to agree (so a truncated or damaged log is never silently extended), the new
+    /// line is written in one `write` and fsynced, then the head is replaced atomically.
+    pub fn append(&self, entry: AuditEntry) -> Result<AuditRecord, AuditError> {
+        let path = &self.path;
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(io_err(parent, "create directory"))?;
+        }
+        let mut file = open_nofollow(path, OFlags::RDWR | OFlags::APPEND, true)?;
+        lock(&file, path, FlockOperation::LockExclusive)?;
+        let len = file.metadata().map_err(io_err(path, "stat"))?.len();
+        let last = if len == 0 {
+            None
+        } else {
+            let mut byte = [0u8; 1];
+            file.read_exact_at(&mut byte, len - 1)
+                .map_err(io_err(path, "read tail"))?;
+            if byte[0] != b'\n' {
+                return Err(AuditError::DamagedTail {
+                    path: path.clone(),
+                    detail: "the file does not end with a newline (torn write or appended bytes)"
+                        .into(),
+                });
+            }
+            let line = read_last_line(&file, len, path)?;
+            let checked = check_line(&line);
+            match (checked.record, checked.problems.first()) {
+                (Some(r), None) => Some(Head {
+                    seq: r.seq,
+                    hash: r.hash,
+                }),
+                (_, Some((_, detail))) => {
+                    return Err(AuditError::DamagedTail {
+                        path: path.clone(),
+                        detail: detail.clone(),
+                    });
+                }
+                (None, None) => {
+                    return Err(AuditError::DamagedTail {
+                        path: path.clone(),
+                        detail: "unreadable".into(),
+                    });
+                }
+            }
+        };
+        let head = read_head(path)?;
+        match (&head, &last) {
+            (None, None) => {}
+            (None, Some(_)) => {
+                return Err(AuditError::HeadMissing {
+                    path: path.clone(),
+                    head: head_path(path),
+                });
+            }
+            (Some(h), l) => {
+                let agrees = l.as_ref().is_some_and(|l| l == h);
+                if !agrees {
+                    return Err(AuditError::HeadMismatch {
+                        path: path.clone(),
+                        head_seq: h.seq,
+                        last_seq: l.as_ref().map_or(0, |l| l.seq),
+                    });
+                }
+            }
+        }
+        let (seq, prev_hash) = match last {
+            Some(h) => (h.seq + 1, h.hash),
+            None => (1, GENESIS_HASH.to_string()),
+        };
+        let time = humantime::format_rfc3339_millis(SystemTime::now()).to_string();
+        let mut record = AuditRecord {
+            format: RECORD_FORMAT.to_string(),
+            seq,
+            prev_hash,
+            time,
+            entry: entry.redacted(),
+            hash: String::new(),
+        };
+        let (line, hash) = encode(&record);
+        record.hash = hash;
+        if line.len() > MAX_RECORD_BYTES {
+            return Err(AuditError::RecordTooLarge { size: line.len() });
+        }
+        file.write_all(line.as_bytes())
+            .map_err(io_err(path, "append"))?;
+        file.sync_data().map_err(io_err(path, "sync"))?;
+        write_head(
+            path,
+            &Head {
+                seq: record.seq,
+                hash: record.hash.clone(),
+            },
+        )?;
+        // The lock is released when `file` is closed.
+        Ok(record)
+    }
+
+    /// Reads every record without verifying it (for display). Lines that are not records are
+    /// skipped; use [`AuditLog::verify`] to check the log.
+    pub fn read_records(&self) -> Result<Vec<AuditRecord>, AuditError> {
+        let file = open_nofollow(&self.path, OFlags::RDONLY, false)?;
+        lock(&file, &self.path, FlockOperation::LockShared)?;
+        let mut out = Vec::new();
+        for line in BufReader::new(file).split(b'\n') {
+            let line = line.map_err(io_err(&self.path, "read"))?;
+            if let Ok(r) = serde_json::from_slice::<AuditRecord>(&line) {
+                out.push(r);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Verifies the whole log: every line, the chain, the head sidecar and, if given, an
+    /// externally kept head hash. Tampering is reported in the returned report; `Err` means the
+    /// log could not be read at all.
+    pub fn verify(&self, options: &VerifyOptions) -> Result<VerifyReport, AuditError> {
+        let path = &self.path;
+        let file = open_nofollow(path, OFlags::RDONLY, false)?;
+        lock(&file, path, FlockOperation::LockShared)?;
+        let mut reader = BufReader::new(file);
+        let mut report = VerifyReport {
+            records: 0,
+            head: None,
+            problems: Vec::new(),
+        };
+        let mut prev: Option<Head> = None;
+        let mut seen_expected = false;
+        let mut line_no = 0u64;
+        let mut buf = Vec::new();
+        loop {
+            buf.clear();
+            let n = reader
+                .read_until(b'\n', &mut buf)
+                .map_err(io_err(path, "read"))?;
+            if n == 0 {
+                break;
+            }
+            line_no += 1;
+            let complete = buf.last() == Some(&b'\n');
+            if complete {
+                buf.pop();
+            } else {
+                report.push(
+                    line_no,
+                    ProblemKind::TornTail,
+                    "the last line has no newline (torn write or appended bytes)",
+                );
+            }
+            let checked = check_line(&buf);
+            for (kind, detail) in checked.problems {
+                report.push(line_no, kind, detail);
+            }
+            let Some(record) = checked.record else {
+                continue;
+            };
+            report.records += 1;
+            let (want_seq, want_prev) = match &prev {
+                Some(p) => (p.seq.saturating_add(1), p.hash.as_str()),
+                None => (1, GENESIS_HASH),
+            };
+            if record.seq != want_seq {
+                let kind = if record.seq < want_seq {
+                    ProblemKind::SeqOutOfOrder
+                } else {
+                    ProblemKind::SeqGap
+                };
+                report.push(
+                    line_no,
+                    kind,
+                    format!("expected seq {want_seq}, found {}", record.seq),
+                );
+            }
+            if record.prev_hash != want_prev {
+                report.push(
+                    line_no,
+                    ProblemKind::ChainBroken,
+                    format!(
+                        "prev_hash {} does not match the previous record's hash {}",
+                        short(&record.prev_hash),
+                        short(want_prev)
+                    ),
+                );
+            }
+            if options.expect_head.as_deref() == Some(record.hash.as_str()) {
+                seen_expected = true;
+            }
+            prev = Some(Head {
+                seq: record.seq,
+                hash: record.hash,
+            });
+        }
+        report.head = prev.clone();
+        if options.check_head_file {
+            match read_head(path) {
+                Ok(Some(h)) => match &prev {
+                    Some(last) if last == &h => {}
+                    Some(last) if h.seq > last.seq => report.push_global(
+                        ProblemKind::Truncated,
+                        format!("head says seq {} but the log ends at seq {}: records were removed from the end", h.seq, last.seq),
+                    ),
+                    Some(last) if h.seq < last.seq => report.push_global(
+                        ProblemKind::UnanchoredTail,
+                        format!(
+                            "head says seq {} but the log goes on to seq {}: records were added without the writer",
+                            h.seq, last.seq
+                        ),
+                    ),
+                    Some(last) => report.push_global(
+                        ProblemKind::HeadMismatch,
+                        format!("head hash {} differs from the last record's hash {}", short(&h.hash), short(&last.hash)),
+                    ),
+                    None => report.push_global(
+                        ProblemKind::Truncated,
+                        format!("head says seq {} but the log has no records", h.seq),
+                    ),
+                },
+                Ok(None) => {
+                    if prev.is_some() {
+                        report.push_global(
+                            ProblemKind::HeadMissing,
+                            format!("head sidecar `{}` is missing", head_path(path).display()),
+                        );
+                    }
+                }
+                Err(e) => report.push_global(ProblemKind::HeadMismatch, e.to_string()),
+            }
+        }
+        if let Some(expected) = &options.expect_head
+            && !seen_expected
+        {
+            report.push_global(
+                ProblemKind::ExpectedHeadNotFound,
+                format!(
+                    "no record has the expected head hash {}: the log was truncated before it or rewritten",
+                    short(expected)
+                ),
+            );
+        }
+        Ok(report)
+    }
+
+    /// Rewrites the head sidecar to the log's current last record, after a full verification
+    /// that finds no problem other than the head itself (after a crash between the append and
+    /// the head update, or a lost head). Returns the new head.
+    pub fn reanchor(&self) -> Result<Option<Head>, AuditError> {
+        let report = self.verify(&VerifyOptions {
+            check_head_file: false,
+            expect_head: None,
+        })?;
+        if !report.problems.is_empty() {
+            return Err(AuditError::ChainBroken {
+                path: self.path.clone(),
+                problems: report.problems.len(),
+            });
+        }
+        if let Some(h) = &report.head {
+            write_head(&self.path, h)?;
+        }
+        Ok(report.head)
+    }
+}
+
+/// Serializes a record (its `hash` field ignored) and returns its line and its hash.
+fn encode(record: &AuditRecord) -> (String, String) {
+    let mut value = serde_json::to_value(record).unwrap_or(Value::Null);
+    if let Value::Object(map) = &mut value {
+        map.remove("hash");
+        let hash = hash_value(&Value::Object(map.clone()));
+        map.insert("hash".into(), Value::String(hash.clone()));
+        let mut line = canonical_json(&value);
+        line.push('\n');
+        return (line, hash);
+    }
+    (String::new(), String::new())
+}
+
+/// What [`AuditLog::verify`] checks besides the lines and the chain.
+#[derive(Debug, Clone)]
+pub struct VerifyOptions {
+    /// Compare the last record with the head sidecar (`<log>.head`).
+    pub check_head_file: bool,
+    /// A head hash kept outside the log (e.g. printed by `warrant audit show --head` earlier):
+    /// some record must carry it.
+    pub expect_head: Option<String>,
+}
+
+impl Default for VerifyOptions {
+    fn default() -> Self {
+        Self {
+            check_head_file: true,
+            expect_head: None,
+        }
+    }
+}
+
+/// The kinds of problem verification reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProblemKind {
+    /// A line is not JSON, or not an audit record.
+    Malformed,
+    /// A line is not in canonical form (an edit that kept the value, such as whitespace).
+    NonCanonical,
+    /// A record's stored hash does not match its content (the record was edited).
+    HashMismatch,
+    /// A record's seq skips ahead (records removed before it, or a forged seq).
+    SeqGap,
+    /// A record's seq is not above the previous one (reordered or duplicated records).
+    SeqOutOfOrder,
+    /// A record's `prev_hash` is not the previous record's hash (removed, inserted or reordered).
+    ChainBroken,
+    /// The file does not end with a newline (a torn write, or bytes appended by hand).
+    TornTail,
+    /// The head sidecar is ahead of the log: records were removed from the end.
+    Truncated,
+    /// The log goes on past the head sidecar: records were appended without the writer.
+    UnanchoredTail,
+    /// The head sidecar names the same seq with a different hash, or cannot be read.
+    HeadMismatch,
+    /// The head sidecar is missing although the log has records.
+    HeadMissing,
+    /// No record carries the externally kept head hash.
+    ExpectedHeadNotFound,
+}
+
+/// One problem found by verification.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Problem {
+    /// The 1-based line number, or `None` for a problem of the log as a whole.
+    pub line: Option<u64>,
+    /// The kind of problem.
+    pub kind: ProblemKind,
+    /// What exactly is wrong.
+    pub detail: String,
+}
+
+/// The result of verifying a log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VerifyReport {
+    /// How many lines parsed as records.
+    pub records: u64,
+    /// The last record's seq and hash: keep it outside the log for `--expect-head`.
+    pub head: Option<Head>,
+    /// Every problem found, in file order; empty when the log verifies.
+    pub problems: Vec<Problem>,
+}
+
+impl VerifyReport {
+    /// Whether the log verified without any problem.
+    pub fn ok(&self) -> bool {
+        self.problems.is_empty()
+    }
+
+    /// Whether some problem of this kind was found.
+    pub fn has(&self, kind: ProblemKind) -> bool {
+        self.problems.iter().any(|p| p.kind == kind)
+    }
+
+    fn push(&mut self, line: u64, kind: ProblemKind, detail: impl Into<String>) {
+        self.problems.push(Problem {
+            line: Some(line),
+            kind,
+            detail: detail.into(),
+        });
+    }
+
+    fn push_global(&mut self, kind: ProblemKind, detail: impl Into<String>) {
+        self.problems.push(Problem {
+            line: None,
+            kind,
+            detail: detail.into(),
+        });
+    }
+}
