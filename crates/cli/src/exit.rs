@@ -38,12 +38,18 @@ pub struct Failure {
 impl Failure {
     /// Invalid input (exit 2).
     pub fn invalid(error: impl Into<anyhow::Error>) -> Self {
-        Self { code: INVALID, error: error.into() }
+        Self {
+            code: INVALID,
+            error: error.into(),
+        }
     }
 
     /// A failure with an explicit exit code.
     pub fn with_code(code: u8, error: impl Into<anyhow::Error>) -> Self {
-        Self { code, error: error.into() }
+        Self {
+            code,
+            error: error.into(),
+        }
     }
 
     /// Prints the error on stderr (secrets redacted) and returns the exit code.
@@ -62,7 +68,10 @@ impl fmt::Debug for Failure {
 
 impl<E: Into<anyhow::Error>> From<E> for Failure {
     fn from(error: E) -> Self {
-        Self { code: EXEC_FAILURE, error: error.into() }
+        Self {
+            code: EXEC_FAILURE,
+            error: error.into(),
+        }
     }
 }
 

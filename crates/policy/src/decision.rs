@@ -140,7 +140,8 @@ pub struct ReviewDecision {
     pub findings: Vec<Finding>,
     /// The normalized request.
     pub request: NormalizedRequest,
-    /// For `ask` (and for an approved request): the concrete consequence to show an approver.
+    /// The concrete consequence of the action in one sentence (target, command or origin, side
+    /// effect): what an approver must be shown for `ask`, and what was allowed or refused otherwise.
     pub consequence: Option<String>,
     /// `sha256:<hex>` over the canonical normalized request; approvals bind to it.
     pub request_hash: String,

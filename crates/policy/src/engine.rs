@@ -338,6 +338,14 @@ pub fn resolve_redirect(from: &str, location: &str) -> Result<String, origin::Or
         })
 }
 
+fn payload_note(n: &NormalizedRequest) -> String {
+    if n.payload_bytes == 0 {
+        return String::new();
+    }
+    let short: String = n.payload_sha256.chars().take(23).collect();
+    format!(" with {} bytes of content ({short}…)", n.payload_bytes)
+}
+
 fn consequence(request: &ActionRequest, n: &NormalizedRequest, policy: &Policy) -> String {
     let actor = secrets::redact(&request.actor);
     let ws = policy.workspace.display().to_string();
@@ -370,8 +378,16 @@ fn consequence(request: &ActionRequest, n: &NormalizedRequest, policy: &Policy) 
         .collect();
     let what = match &request.capability {
         Capability::FsRead => format!("read {} in workspace {ws}", targets("read")),
-        Capability::FsCreate => format!("create {} in workspace {ws}", targets("create")),
-        Capability::FsWrite => format!("overwrite {} in workspace {ws}", targets("write")),
+        Capability::FsCreate => format!(
+            "create {}{} in workspace {ws}",
+            targets("create"),
+            payload_note(n)
+        ),
+        Capability::FsWrite => format!(
+            "overwrite {}{} in workspace {ws}",
+            targets("write"),
+            payload_note(n)
+        ),
         Capability::FsDelete => format!("delete {} in workspace {ws}", targets("delete")),
         Capability::ProcessRun => format!(
             "run `{}`{} in {}",
@@ -856,7 +872,6 @@ pub fn review_at(policy: &Policy, request: &ActionRequest, now: SystemTime) -> R
                 ),
             }
         };
-    let show_consequence = verdict == Verdict::Ask || approved_by.is_some();
     ReviewDecision {
         verdict,
         rule,
@@ -870,7 +885,7 @@ pub fn review_at(policy: &Policy, request: &ActionRequest, now: SystemTime) -> R
             })
             .collect(),
         request: normalized,
-        consequence: show_consequence.then_some(consequence_text),
+        consequence: Some(consequence_text),
         request_hash,
         policy_hash: policy.hash.clone(),
         claimed_permissions_ignored: request.claimed_permissions.clone(),

@@ -1,0 +1,2 @@
+def version() -> str:
+    return "2.4.0"
