@@ -16,6 +16,10 @@ pub enum RequestKind {
     },
     /// A `POST /v1/messages` with `max_tokens: 1` (quota checks, warm-up probes).
     Probe,
+    /// A subagent's conversation (Claude Code marks its system prompt with `cc_is_subagent=true`,
+    /// e.g. for the `Agent` tool): answered with `side_text` as a final text, so a subagent never
+    /// replays the main script.
+    Subagent,
     /// Any other `POST /v1/messages` (title generation, topic detection and other small-model
     /// side calls): answered with the script's `side_text`.
     Side,
@@ -45,6 +49,14 @@ pub fn has_tool(body: &Value, name: &str) -> bool {
                 .iter()
                 .any(|t| t.get("name").and_then(Value::as_str) == Some(name))
         })
+}
+
+/// Whether the request is a Claude Code subagent's: its `system` prompt carries the
+/// `cc_is_subagent=true` marker (in the `x-anthropic-billing-header` text block).
+pub fn is_subagent(body: &Value) -> bool {
+    body.get("system")
+        .map(content_text)
+        .is_some_and(|s| s.contains("cc_is_subagent=true"))
 }
 
 /// Text of a content value: a string, or the text of its `text` blocks (nested `tool_result`
@@ -175,6 +187,16 @@ mod tests {
         let body = json!({"messages": [{"role": "user", "content": "hi"}]});
         assert!(steps(&body).is_empty());
         assert!(steps(&json!({})).is_empty());
+    }
+
+    #[test]
+    fn subagent_marker_is_read_from_the_system_prompt() {
+        let sub = json!({"system": [{"type": "text", "text": "x-anthropic-billing-header: cc_version=2.1.332; cc_is_subagent=true;"}]});
+        assert!(is_subagent(&sub));
+        let main = json!({"system": [{"type": "text", "text": "x-anthropic-billing-header: cc_version=2.1.332;"}]});
+        assert!(!is_subagent(&main));
+        assert!(!is_subagent(&json!({"system": "You are Claude Code"})));
+        assert!(is_subagent(&json!({"system": "cc_is_subagent=true"})));
     }
 
     #[test]

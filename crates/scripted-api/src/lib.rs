@@ -27,7 +27,9 @@
 //!   ([`RequestKind::Probe`]) and gets the script's `side_text`; when its `tools` include the
 //!   script's main tool (`Bash` by default) it is the main agent conversation
 //!   ([`RequestKind::Main`]) and gets the scripted turn for its step; anything else is a side call
-//!   ([`RequestKind::Side`], title generation, topic detection, ...) and gets `side_text`.
+//!   ([`RequestKind::Side`], title generation, topic detection, ...) and gets `side_text`. A
+//!   Claude Code subagent's request (system prompt marked `cc_is_subagent=true`) is
+//!   [`RequestKind::Subagent`] and gets `side_text` too, so it never replays the main script.
 //! - The step is the number of assistant turns already in `messages` (consecutive assistant
 //!   messages count once), and the turn is chosen by replaying the script over the tool results in
 //!   the conversation ([`Script::choose`]). The server keeps no per-conversation counter, so
@@ -482,6 +484,9 @@ fn answer(state: &State, body: &Value, body_len: usize, n: u64) -> (RequestKind,
     }
     if !conversation::has_tool(body, script.main_tool()) {
         return side(RequestKind::Side);
+    }
+    if conversation::is_subagent(body) {
+        return side(RequestKind::Subagent);
     }
     let results = conversation::steps(body);
     let step = results.len();

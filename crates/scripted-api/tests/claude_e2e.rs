@@ -442,3 +442,72 @@ text = "SCRIPTED-FINAL after retries."
     );
     server.stop();
 }
+
+#[test]
+fn real_claude_subagents_do_not_replay_the_main_script() {
+    let script = Script::from_str(
+        r#"
+side_text = "SUBAGENT-SIDE-ANSWER"
+
+[[turn]]
+tool = "Bash"
+input = { command = "echo ran >> runs.log && echo appended" }
+
+[[turn]]
+tool = "Agent"
+input = { description = "Look around", prompt = "List the files.", subagent_type = "general-purpose" }
+
+[[turn]]
+text = "SCRIPTED-FINAL after the subagent."
+"#,
+    )
+    .expect("valid script");
+    let server = ScriptedServer::start(script).expect("server starts");
+    let home = tempfile::tempdir().expect("home dir");
+    let project = tempfile::tempdir().expect("project dir");
+
+    let out = run_claude(
+        &server,
+        home.path(),
+        project.path(),
+        "Delegate a look around.",
+    );
+    let requests = server.requests();
+    let context = format!(
+        "status: {:?}\nrequests:\n{}\nstdout:\n{}\nstderr:\n{}",
+        out.status,
+        describe(&requests),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{context}");
+    assert!(
+        requests.iter().any(|r| r.kind == RequestKind::Subagent),
+        "no subagent request seen; {context}"
+    );
+    // Claude Code 2.1 runs `Agent` in the background: the main conversation goes on at once, and
+    // the agent's completion notice may arrive later as one more main request (answered with
+    // `end_text`). Each scripted step is played once.
+    let steps = main_steps(&requests);
+    assert_eq!(steps[..3], [0, 1, 2], "{context}");
+    // Had the subagent replayed the script, it would have run the Bash call again.
+    let log = std::fs::read_to_string(project.path().join("runs.log")).unwrap();
+    assert_eq!(log, "ran\n", "{context}");
+    let events = stream_events(&out.stdout);
+    let said = |text: &str, parent: Value| {
+        events.iter().any(|e| {
+            e["type"] == "assistant"
+                && e["parent_tool_use_id"] == parent
+                && e["message"]["content"][0]["text"] == text
+        })
+    };
+    assert!(
+        said("SUBAGENT-SIDE-ANSWER", Value::from("toolu_scripted_1_0")),
+        "the subagent did not get the side answer; {context}"
+    );
+    assert!(
+        said("SCRIPTED-FINAL after the subagent.", Value::Null),
+        "{context}"
+    );
+    server.stop();
+}
