@@ -1,0 +1,359 @@
+//! `warrant audit verify|show|reanchor`, `warrant show-warrant` and `warrant check-warrant`
+//! through the real binary.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use serde_json::Value;
+use warrant_audit::{AuditEntry, AuditLog, ExecOutcome, Warrant, head_path};
+use warrant_policy::{ActionRequest, Policy, review};
+
+fn warrant(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_warrant"))
+        .args(args)
+        .current_dir(cwd)
+        .env_remove("WARRANT_AUDIT_LOG")
+        .output()
+        .unwrap()
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().unwrap_or(-1)
+}
+
+fn stdout_json(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {}",
+            String::from_utf8_lossy(&o.stdout)
+        )
+    })
+}
+
+fn make_log(dir: &Path, n: usize) -> PathBuf {
+    let path = dir.join("audit.jsonl");
+    let log = AuditLog::new(&path);
+    for i in 0..n {
+        log.append(
+            AuditEntry::exec("skill:cli-test", vec!["python3".into(), format!("s{i}.py")])
+                .outcome(ExecOutcome::exited(i as i32)),
+        )
+        .unwrap();
+    }
+    path
+}
+
+fn problem_kinds(v: &Value) -> Vec<String> {
+    v["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["kind"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn verify_passes_an_intact_log_and_reports_its_head() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = make_log(dir.path(), 4);
+    let o = warrant(
+        &[
+            "audit",
+            "verify",
+            "--log",
+            log.to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let v = stdout_json(&o);
+    assert_eq!(v["ok"], true);
+    assert_eq!(v["records"], 4);
+    assert_eq!(v["head"]["seq"], 4);
+    // Text form, and the default path under .warrant/ via the environment variable.
+    let o = Command::new(env!("CARGO_BIN_EXE_warrant"))
+        .args(["audit", "verify"])
+        .env("WARRANT_AUDIT_LOG", &log)
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("OK, chain intact"));
+}
+
+#[test]
+fn verify_fails_with_exit_1_on_each_kind_of_edit() {
+    let dir = tempfile::tempdir().unwrap();
+    type Edit = fn(&mut Vec<String>);
+    let edits: [(&str, Edit, &str); 5] = [
+        (
+            "edit",
+            |l| l[1] = l[1].replace("\"status\":1", "\"status\":0"),
+            "hash_mismatch",
+        ),
+        ("delete", |l| drop(l.remove(1)), "chain_broken"),
+        ("reorder", |l| l.swap(0, 2), "seq_out_of_order"),
+        ("truncate", |l| l.truncate(2), "truncated"),
+        ("garbage", |l| l.push("{\"oops\":1}".into()), "malformed"),
+    ];
+    for (name, edit, expected) in edits {
+        let sub = dir.path().join(name);
+        std::fs::create_dir(&sub).unwrap();
+        let log = make_log(&sub, 4);
+        let mut lines: Vec<String> = std::fs::read_to_string(&log)
+            .unwrap()
+            .lines()
+            .map(String::from)
+            .collect();
+        edit(&mut lines);
+        std::fs::write(&log, lines.join("\n") + "\n").unwrap();
+        let o = warrant(
+            &[
+                "audit",
+                "verify",
+                "--log",
+                log.to_str().unwrap(),
+                "--format",
+                "json",
+            ],
+            &sub,
+        );
+        assert_eq!(
+            code(&o),
+            1,
+            "{name}: {}",
+            String::from_utf8_lossy(&o.stdout)
+        );
+        let v = stdout_json(&o);
+        assert_eq!(v["ok"], false);
+        assert!(
+            problem_kinds(&v).iter().any(|k| k == expected),
+            "{name}: {:?}",
+            problem_kinds(&v)
+        );
+        let o = warrant(&["audit", "verify", "--log", log.to_str().unwrap()], &sub);
+        assert_eq!(code(&o), 1);
+        assert!(String::from_utf8_lossy(&o.stdout).contains("TAMPERED"));
+    }
+}
+
+#[test]
+fn expect_head_catches_a_consistent_rewrite() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = make_log(dir.path(), 3);
+    let o = warrant(
+        &["audit", "show", "--head", "--log", log.to_str().unwrap()],
+        dir.path(),
+    );
+    assert_eq!(code(&o), 0);
+    let kept = String::from_utf8(o.stdout).unwrap().trim().to_string();
+    assert!(kept.starts_with("sha256:"), "{kept}");
+    // Rebuild the whole log and head from scratch: locally consistent.
+    std::fs::remove_file(&log).unwrap();
+    std::fs::remove_file(head_path(&log)).unwrap();
+    make_log(dir.path(), 3);
+    let o = warrant(
+        &["audit", "verify", "--log", log.to_str().unwrap()],
+        dir.path(),
+    );
+    assert_eq!(
+        code(&o),
+        0,
+        "the local checks cannot see a consistent rewrite"
+    );
+    let o = warrant(
+        &[
+            "audit",
+            "verify",
+            "--log",
+            log.to_str().unwrap(),
+            "--expect-head",
+            &kept,
+            "--format",
+            "json",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code(&o), 1);
+    assert_eq!(
+        problem_kinds(&stdout_json(&o)),
+        vec!["expected_head_not_found"]
+    );
+}
+
+#[test]
+fn unreadable_or_invalid_input_is_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nope.jsonl");
+    let o = warrant(
+        &["audit", "verify", "--log", missing.to_str().unwrap()],
+        dir.path(),
+    );
+    assert_eq!(code(&o), 2);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("does not exist"));
+    let log = make_log(dir.path(), 1);
+    let o = warrant(
+        &[
+            "audit",
+            "verify",
+            "--log",
+            log.to_str().unwrap(),
+            "--expect-head",
+            "abc",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code(&o), 2);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--expect-head"));
+    let link = dir.path().join("link.jsonl");
+    std::os::unix::fs::symlink(&log, &link).unwrap();
+    let o = warrant(
+        &["audit", "verify", "--log", link.to_str().unwrap()],
+        dir.path(),
+    );
+    assert_eq!(code(&o), 2);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("symbolic link"));
+}
+
+#[test]
+fn show_lists_records_and_refuses_a_head_for_a_tampered_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = make_log(dir.path(), 5);
+    let o = warrant(
+        &[
+            "audit",
+            "show",
+            "--log",
+            log.to_str().unwrap(),
+            "--last",
+            "2",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code(&o), 0);
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(text.lines().count(), 2, "{text}");
+    assert!(text.contains("#5 ") && text.contains("status=4"), "{text}");
+    let o = warrant(
+        &[
+            "audit",
+            "show",
+            "--log",
+            log.to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+        dir.path(),
+    );
+    assert_eq!(stdout_json(&o).as_array().unwrap().len(), 5);
+    let text = std::fs::read_to_string(&log).unwrap();
+    std::fs::write(&log, text.replacen("s0.py", "s9.py", 1)).unwrap();
+    let o = warrant(
+        &["audit", "show", "--head", "--log", log.to_str().unwrap()],
+        dir.path(),
+    );
+    assert_eq!(code(&o), 1);
+    assert!(o.stdout.is_empty());
+}
+
+#[test]
+fn reanchor_restores_a_lost_head_but_not_a_broken_chain() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = make_log(dir.path(), 3);
+    std::fs::remove_file(head_path(&log)).unwrap();
+    let l = log.to_str().unwrap();
+    assert_eq!(
+        code(&warrant(&["audit", "verify", "--log", l], dir.path())),
+        1
+    );
+    let o = warrant(&["audit", "reanchor", "--log", l, "--dry-run"], dir.path());
+    assert_eq!(code(&o), 0);
+    assert!(!head_path(&log).exists(), "--dry-run must not write");
+    let o = warrant(
+        &["audit", "reanchor", "--log", l, "--format", "json"],
+        dir.path(),
+    );
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(stdout_json(&o)["head"]["seq"], 3);
+    assert_eq!(
+        code(&warrant(&["audit", "verify", "--log", l], dir.path())),
+        0
+    );
+    let mut lines: Vec<String> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    lines.remove(1);
+    std::fs::write(&log, lines.join("\n") + "\n").unwrap();
+    assert_eq!(
+        code(&warrant(&["audit", "reanchor", "--log", l], dir.path())),
+        1
+    );
+}
+
+#[test]
+fn check_warrant_accepts_a_fresh_warrant_and_refuses_after_a_policy_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path();
+    std::fs::write(ws.join("data.txt"), "x\n").unwrap();
+    let policy_text =
+        "version = 1\nworkspace = \".\"\ncapabilities = [\"fs.read\"]\n\n[paths]\nread = [\".\"]\n";
+    let policy_path = ws.join("policy.toml");
+    std::fs::write(&policy_path, policy_text).unwrap();
+    let policy = Policy::load(&policy_path).unwrap();
+    let req = ActionRequest::from_json(
+        r#"{"actor":"skill:cli","capability":"fs.read","paths":["data.txt"],"side_effect":"read_only","reason":"read the notes"}"#,
+    )
+    .unwrap();
+    let decision = review(&policy, &req);
+    let w = Warrant::issue(&policy, &req, &decision, Duration::from_secs(600)).unwrap();
+    let wpath = ws.join("w.json");
+    w.save(&wpath).unwrap();
+    let (wp, pp) = (wpath.to_str().unwrap(), policy_path.to_str().unwrap());
+    let o = warrant(
+        &["check-warrant", wp, "--policy", pp, "--format", "json"],
+        ws,
+    );
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stdout));
+    assert_eq!(stdout_json(&o)["valid"], true);
+    let o = warrant(&["show-warrant", wp], ws);
+    assert_eq!(code(&o), 0);
+    let shown = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        shown.contains(&w.warrant_hash) && shown.contains("skill:cli"),
+        "{shown}"
+    );
+    let o = warrant(&["show-warrant", wp, "--format", "json"], ws);
+    let v = stdout_json(&o);
+    assert_eq!(v["hash_ok"], true);
+    assert_eq!(v["warrant_hash"], w.warrant_hash.as_str());
+    // The policy changes after issue.
+    std::fs::write(
+        &policy_path,
+        policy_text.replace("[\"fs.read\"]", "[\"fs.read\", \"fs.create\"]"),
+    )
+    .unwrap();
+    let o = warrant(
+        &["check-warrant", wp, "--policy", pp, "--format", "json"],
+        ws,
+    );
+    assert_eq!(code(&o), 1);
+    let v = stdout_json(&o);
+    assert_eq!(v["valid"], false);
+    assert_eq!(v["error"], "policy_changed");
+    // A file that is not a warrant is invalid input.
+    std::fs::write(ws.join("bad.json"), "{\"warrant_version\": 1}").unwrap();
+    let o = warrant(
+        &[
+            "check-warrant",
+            ws.join("bad.json").to_str().unwrap(),
+            "--policy",
+            pp,
+        ],
+        ws,
+    );
+    assert_eq!(code(&o), 2);
+}
