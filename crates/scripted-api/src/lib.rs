@@ -280,9 +280,9 @@ impl ScriptedServer {
         // Dropping the last handle tells tiny_http's accept thread to close the listener, which it
         // does asynchronously; wait (bounded) until connections are refused.
         drop(server);
-        for _ in 0..200 {
+        for _ in 0..2000 {
             match std::net::TcpStream::connect_timeout(&self.addr, Duration::from_millis(50)) {
-                Ok(_) => std::thread::sleep(Duration::from_millis(5)),
+                Ok(_) => std::thread::sleep(Duration::from_micros(500)),
                 Err(_) => break,
             }
         }
