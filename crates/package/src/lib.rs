@@ -1,3 +1,38 @@
 //! Skill package trust: read a skill folder or archive without extracting it, check it, review it
 //! statically, install it atomically with a hashed manifest, and verify installed trees.
+//!
+//! The flow is [`inspect`] (read + validate + frontmatter + static review, all in memory, nothing
+//! written), then [`install::install`] which writes exactly the bytes that were reviewed — never
+//! re-reading the source — into a staging directory beside the skills directory and renames it
+//! into place. Every rule has a stable id listed in [`rules`]; see `docs/package.md`.
 #![forbid(unsafe_code)]
+
+pub mod diff;
+pub mod frontmatter;
+mod fsx;
+pub mod install;
+pub mod model;
+pub mod path;
+pub mod reader;
+pub mod report;
+pub mod review;
+pub mod rules;
+
+pub use model::{Entry, EntryKind, Finding, Inspection, Limits, Package, ReadOptions, Severity};
+pub use reader::{PackageError, read_package};
+
+/// The warrant version recorded in manifests and reports.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Reads, validates and statically reviews a package: everything `warrant inspect` reports.
+///
+/// Structural violations (path escapes, bad entry types, limits, missing `SKILL.md`, bad
+/// frontmatter) become critical findings; a source that is not a readable package at all is an
+/// `Err`.
+pub fn inspect(
+    source: &std::path::Path,
+    options: &ReadOptions,
+) -> Result<Inspection, PackageError> {
+    let package = read_package(source, options)?;
+    Ok(review::review(package))
+}

@@ -1,0 +1,422 @@
+//! `SKILL.md` frontmatter: a bounded YAML mapping read from parser events, so anchors, aliases,
+//! tags and duplicate keys are refused rather than resolved.
+
+use std::collections::BTreeMap;
+
+use saphyr_parser::{Event, Parser};
+use serde::{Deserialize, Serialize};
+
+use crate::model::{Finding, Severity};
+
+/// Largest frontmatter accepted, in bytes.
+pub const MAX_FRONTMATTER: usize = 16 * 1024;
+/// Deepest nesting accepted.
+pub const MAX_DEPTH: usize = 8;
+/// Longest `name`.
+pub const MAX_NAME: usize = 64;
+/// Longest `description`, in characters.
+pub const MAX_DESCRIPTION: usize = 1024;
+
+/// Keys from the Agent Skills spec and Claude Code's documented skill frontmatter.
+pub const KNOWN_KEYS: &[&str] = &[
+    "name",
+    "description",
+    "license",
+    "compatibility",
+    "metadata",
+    "allowed-tools",
+    "argument-hint",
+    "disable-model-invocation",
+    "user-invocable",
+    "model",
+    "context",
+    "agent",
+    "hooks",
+    "version",
+    "when_to_use",
+];
+
+/// A YAML value from the frontmatter (scalars kept as text).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Value {
+    /// A scalar, as written.
+    Scalar(String),
+    /// A sequence.
+    Seq(Vec<Value>),
+    /// A mapping with unique keys, in key order.
+    Map(BTreeMap<String, Value>),
+}
+
+impl Value {
+    /// The scalar text, if this is a scalar.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Self::Scalar(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// A compact one-line rendering for diffs and reports.
+    pub fn render(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+/// The parsed frontmatter and the line where the body starts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Frontmatter {
+    /// All keys.
+    pub fields: BTreeMap<String, Value>,
+    /// 1-based line of the first body line.
+    pub body_line: usize,
+}
+
+impl Frontmatter {
+    /// A scalar field.
+    pub fn get_str(&self, key: &str) -> Option<&str> {
+        self.fields.get(key).and_then(Value::as_str)
+    }
+}
+
+fn refuse(rule: &str, message: impl Into<String>) -> Finding {
+    Finding::new(rule, Severity::Critical, "SKILL.md", message)
+}
+
+/// Splits `SKILL.md` into the frontmatter text and the body; the file must start with `---`.
+pub fn split(text: &str) -> Result<(&str, usize), Finding> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let Some(rest) = text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))
+    else {
+        return Err(refuse(
+            "frontmatter-missing",
+            "`SKILL.md` must start with a `---` line opening the YAML frontmatter",
+        ));
+    };
+    let mut offset = 0;
+    for (i, line) in rest.split_inclusive('\n').enumerate() {
+        if line.trim_end_matches(['\n', '\r']) == "---" {
+            return Ok((&rest[..offset], i + 3));
+        }
+        offset += line.len();
+        if offset > MAX_FRONTMATTER {
+            return Err(refuse(
+                "frontmatter-too-large",
+                format!("the frontmatter is larger than {MAX_FRONTMATTER} bytes"),
+            ));
+        }
+    }
+    Err(refuse(
+        "frontmatter-missing",
+        "the frontmatter has no closing `---` line",
+    ))
+}
+
+/// Parses the frontmatter YAML: one document holding one mapping, no anchors/aliases/tags, no
+/// duplicate keys, bounded depth.
+pub fn parse_yaml(yaml: &str) -> Result<BTreeMap<String, Value>, Finding> {
+    if yaml.len() > MAX_FRONTMATTER {
+        return Err(refuse(
+            "frontmatter-too-large",
+            format!("the frontmatter is larger than {MAX_FRONTMATTER} bytes"),
+        ));
+    }
+    let mut events = Vec::new();
+    for event in Parser::new_from_str(yaml) {
+        let (event, span) = event.map_err(|e| {
+            let m = e.marker();
+            refuse(
+                "frontmatter-invalid",
+                format!(
+                    "frontmatter YAML error at line {}, column {}: {}",
+                    m.line() + 1,
+                    m.col() + 1,
+                    e.info()
+                ),
+            )
+        })?;
+        let line = span.start.line() + 1;
+        match &event {
+            Event::Alias(_) => {
+                return Err(refuse(
+                    "frontmatter-anchor",
+                    format!("frontmatter line {line}: YAML aliases are not accepted"),
+                ));
+            }
+            Event::Scalar(_, _, anchor, tag)
+            | Event::SequenceStart(anchor, tag)
+            | Event::MappingStart(anchor, tag) => {
+                if *anchor != 0 {
+                    return Err(refuse(
+                        "frontmatter-anchor",
+                        format!("frontmatter line {line}: YAML anchors are not accepted"),
+                    ));
+                }
+                if tag.is_some() {
+                    return Err(refuse(
+                        "frontmatter-tag",
+                        format!("frontmatter line {line}: YAML tags are not accepted"),
+                    ));
+                }
+            }
+            _ => {}
+        }
+        events.push((event, line));
+    }
+    let mut iter = events.into_iter().peekable();
+    // StreamStart, DocumentStart, <value>, DocumentEnd, StreamEnd
+    let mut docs = 0;
+    let mut root = None;
+    while let Some((event, line)) = iter.next() {
+        match event {
+            Event::StreamStart | Event::StreamEnd | Event::DocumentEnd | Event::Nothing => {}
+            Event::DocumentStart(_) => {
+                docs += 1;
+                if docs > 1 {
+                    return Err(refuse(
+                        "frontmatter-invalid",
+                        "the frontmatter holds more than one YAML document",
+                    ));
+                }
+            }
+            other => {
+                if root.is_some() {
+                    return Err(refuse(
+                        "frontmatter-invalid",
+                        format!("frontmatter line {line}: unexpected content"),
+                    ));
+                }
+                root = Some(build(other, line, &mut iter, 0)?);
+            }
+        }
+    }
+    match root {
+        Some(Value::Map(map)) => Ok(map),
+        None => Ok(BTreeMap::new()),
+        Some(_) => Err(refuse(
+            "frontmatter-invalid",
+            "the frontmatter must be a YAML mapping of keys to values",
+        )),
+    }
+}
+
+fn build<'a>(
+    event: Event<'a>,
+    line: usize,
+    iter: &mut std::iter::Peekable<impl Iterator<Item = (Event<'a>, usize)>>,
+    depth: usize,
+) -> Result<Value, Finding> {
+    if depth > MAX_DEPTH {
+        return Err(refuse(
+            "frontmatter-too-large",
+            format!("frontmatter line {line}: nested deeper than {MAX_DEPTH}"),
+        ));
+    }
+    match event {
+        Event::Scalar(text, ..) => Ok(Value::Scalar(text.into_owned())),
+        Event::SequenceStart(..) => {
+            let mut items = Vec::new();
+            loop {
+                let Some((ev, l)) = iter.next() else {
+                    return Err(refuse("frontmatter-invalid", "unterminated sequence"));
+                };
+                if matches!(ev, Event::SequenceEnd) {
+                    return Ok(Value::Seq(items));
+                }
+                items.push(build(ev, l, iter, depth + 1)?);
+            }
+        }
+        Event::MappingStart(..) => {
+            let mut map = BTreeMap::new();
+            loop {
+                let Some((ev, l)) = iter.next() else {
+                    return Err(refuse("frontmatter-invalid", "unterminated mapping"));
+                };
+                if matches!(ev, Event::MappingEnd) {
+                    return Ok(Value::Map(map));
+                }
+                let Value::Scalar(key) = build(ev, l, iter, depth + 1)? else {
+                    return Err(refuse(
+                        "frontmatter-invalid",
+                        format!("frontmatter line {l}: keys must be plain scalars"),
+                    ));
+                };
+                let Some((vev, vl)) = iter.next() else {
+                    return Err(refuse("frontmatter-invalid", "mapping key without a value"));
+                };
+                let value = build(vev, vl, iter, depth + 1)?;
+                if map.contains_key(&key) {
+                    return Err(refuse(
+                        "frontmatter-duplicate-key",
+                        format!("frontmatter line {l}: key `{key}` appears twice"),
+                    ));
+                }
+                map.insert(key, value);
+            }
+        }
+        _ => Err(refuse(
+            "frontmatter-invalid",
+            format!("frontmatter line {line}: unexpected YAML event"),
+        )),
+    }
+}
+
+/// True for a valid Agent Skills name: 1-64 of `a-z0-9-`, no leading/trailing/double hyphen.
+pub fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= MAX_NAME
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !name.starts_with('-')
+        && !name.ends_with('-')
+        && !name.contains("--")
+}
+
+/// Parses and checks `SKILL.md`: returns the frontmatter (when parseable) and the findings.
+pub fn check(text: &str, folder: &str) -> (Option<Frontmatter>, Vec<Finding>) {
+    let mut findings = Vec::new();
+    let (yaml, body_line) = match split(text) {
+        Ok(parts) => parts,
+        Err(f) => return (None, vec![f]),
+    };
+    let fields = match parse_yaml(yaml) {
+        Ok(fields) => fields,
+        Err(f) => return (None, vec![f]),
+    };
+    match fields.get("name") {
+        Some(Value::Scalar(name)) if valid_name(name) => {
+            if name != folder {
+                findings.push(refuse("name-mismatch", format!("`name: {name}` does not match the package folder `{folder}`")).with_value(name.clone()));
+            }
+        }
+        Some(Value::Scalar(name)) => findings.push(
+            refuse("name-invalid", format!("`name: {name}` must be 1-{MAX_NAME} lowercase letters, digits and single hyphens")).with_value(name.clone()),
+        ),
+        Some(_) => findings.push(refuse("name-invalid", "`name` must be a string")),
+        None => findings.push(refuse("name-invalid", "the frontmatter has no `name`")),
+    }
+    match fields.get("description") {
+        Some(Value::Scalar(d)) if d.trim().is_empty() => {
+            findings.push(refuse("description-missing", "`description` is empty"))
+        }
+        Some(Value::Scalar(d)) if d.chars().count() > MAX_DESCRIPTION => findings.push(refuse(
+            "description-too-long",
+            format!(
+                "`description` has {} characters, more than {MAX_DESCRIPTION}",
+                d.chars().count()
+            ),
+        )),
+        Some(Value::Scalar(_)) => {}
+        Some(_) => findings.push(refuse(
+            "frontmatter-invalid",
+            "`description` must be a string",
+        )),
+        None => findings.push(refuse(
+            "description-missing",
+            "the frontmatter has no `description`",
+        )),
+    }
+    for key in fields.keys() {
+        if !KNOWN_KEYS.contains(&key.as_str()) {
+            findings.push(
+                Finding::new(
+                    "frontmatter-unknown-key",
+                    Severity::Low,
+                    "SKILL.md",
+                    format!("unknown frontmatter key `{key}`"),
+                )
+                .at(2)
+                .with_value(key.clone()),
+            );
+        }
+    }
+    (Some(Frontmatter { fields, body_line }), findings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule_of(text: &str) -> Vec<String> {
+        check(text, "demo").1.into_iter().map(|f| f.rule).collect()
+    }
+
+    #[test]
+    fn accepts_a_plain_skill() {
+        let (fm, findings) = check(
+            "---\nname: demo\ndescription: Does a thing.\n---\n# Body\n",
+            "demo",
+        );
+        assert!(findings.is_empty(), "{findings:?}");
+        let fm = fm.unwrap();
+        assert_eq!(fm.get_str("name"), Some("demo"));
+        assert_eq!(fm.body_line, 5);
+    }
+
+    #[test]
+    fn refuses_yaml_tricks_with_named_rules() {
+        assert_eq!(
+            rule_of("---\nname: demo\nname: other\ndescription: x\n---\n"),
+            ["frontmatter-duplicate-key"]
+        );
+        assert_eq!(
+            rule_of("---\nname: &a demo\ndescription: *a\n---\n"),
+            ["frontmatter-anchor"]
+        );
+        assert_eq!(
+            rule_of("---\nname: !!binary ZGVtbw==\ndescription: x\n---\n"),
+            ["frontmatter-tag"]
+        );
+        assert_eq!(
+            rule_of("---\nname: [unclosed\n---\n"),
+            ["frontmatter-invalid"]
+        );
+        assert_eq!(rule_of("# no frontmatter\n"), ["frontmatter-missing"]);
+        assert_eq!(rule_of("---\nname: demo\n"), ["frontmatter-missing"]);
+        assert_eq!(rule_of("---\n- a\n- b\n---\n"), ["frontmatter-invalid"]);
+        let big = format!(
+            "---\nname: demo\ndescription: {}\n---\n",
+            "x".repeat(MAX_FRONTMATTER + 10)
+        );
+        assert_eq!(rule_of(&big), ["frontmatter-too-large"]);
+        let deep = format!(
+            "---\nname: demo\ndescription: x\nmetadata: {}1{}\n---\n",
+            "[".repeat(20),
+            "]".repeat(20)
+        );
+        assert_eq!(rule_of(&deep), ["frontmatter-too-large"]);
+    }
+
+    #[test]
+    fn checks_name_and_description() {
+        assert_eq!(
+            rule_of("---\nname: Demo_Skill\ndescription: x\n---\n"),
+            ["name-invalid"]
+        );
+        assert_eq!(
+            rule_of("---\nname: other\ndescription: x\n---\n"),
+            ["name-mismatch"]
+        );
+        assert_eq!(rule_of("---\nname: demo\n---\n"), ["description-missing"]);
+        assert_eq!(
+            rule_of(&format!(
+                "---\nname: demo\ndescription: {}\n---\n",
+                "d".repeat(1025)
+            )),
+            ["description-too-long"]
+        );
+        assert_eq!(
+            rule_of("---\nname: demo\ndescription: x\nfoo: bar\n---\n"),
+            ["frontmatter-unknown-key"]
+        );
+        assert!(
+            !valid_name("-a")
+                && !valid_name("a--b")
+                && !valid_name(&"a".repeat(65))
+                && valid_name("a-1")
+        );
+    }
+}

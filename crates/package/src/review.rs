@@ -1,0 +1,994 @@
+//! Static review: answers the pre-install checklist for a person, per file with line numbers.
+//!
+//! Nothing is executed. Origins go through `warrant_policy::origin` and secrets through
+//! `warrant_policy::secrets`, the same code the decision engine uses.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::OnceLock;
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+use warrant_policy::origin::normalize_url;
+use warrant_policy::secrets::find_secrets;
+
+use crate::frontmatter::{self, Frontmatter, Value};
+use crate::model::{EntryKind, Finding, Inspection, Package, Severity};
+
+/// What the package would do, collected for the upgrade diff.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Commands referenced in scripts and `SKILL.md` code blocks.
+    pub commands: BTreeSet<String>,
+    /// Normalized origins (`https://host:port`) and other URLs' schemes+hosts.
+    pub origins: BTreeSet<String>,
+    /// Credential stores, secret-like environment variables and embedded secrets.
+    pub credentials: BTreeSet<String>,
+    /// Granted tools, hooks, executable scripts, written paths.
+    pub permissions: BTreeSet<String>,
+    /// Frontmatter fields rendered as one line each.
+    pub frontmatter: BTreeMap<String, String>,
+}
+
+/// Most findings of one rule reported per file; the rest are summarized.
+const PER_FILE_CAP: usize = 25;
+
+fn re(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
+    cell.get_or_init(|| {
+        Regex::new(pattern)
+            .unwrap_or_else(|_| Regex::new("$^").unwrap_or_else(|_| unreachable_regex()))
+    })
+}
+
+#[allow(clippy::unwrap_used)]
+fn unreachable_regex() -> Regex {
+    // `$^` always compiles; this exists only so that no pattern typo can panic at run time.
+    Regex::new("a^").unwrap()
+}
+
+macro_rules! regex {
+    ($pattern:expr) => {{
+        static CELL: OnceLock<Regex> = OnceLock::new();
+        re(&CELL, $pattern)
+    }};
+}
+
+/// Reviews a read package and returns the full inspection.
+pub fn review(package: Package) -> Inspection {
+    let mut findings = package.findings.clone();
+    let mut summary = Summary::default();
+    let mut fm: Option<Frontmatter> = None;
+
+    let has_root = package
+        .entries
+        .iter()
+        .any(|e| e.path == "SKILL.md" && matches!(e.kind, EntryKind::File { .. }));
+    let symlinked = findings.iter().any(|f| f.rule == "skill-md-symlink");
+    if !has_root && !symlinked {
+        let elsewhere: Vec<&str> = package
+            .entries
+            .iter()
+            .filter(|e| {
+                e.path
+                    .rsplit('/')
+                    .next()
+                    .is_some_and(|n| n.eq_ignore_ascii_case("skill.md"))
+            })
+            .map(|e| e.path.as_str())
+            .collect();
+        if elsewhere.is_empty() {
+            findings.push(Finding::new(
+                "skill-md-missing",
+                Severity::Critical,
+                "",
+                "no `SKILL.md` in the package; the entry point must be `SKILL.md` at the root",
+            ));
+        } else {
+            findings.push(Finding::new(
+                "skill-md-misplaced",
+                Severity::Critical,
+                elsewhere[0],
+                format!(
+                    "found `{}` but no `SKILL.md` exactly at the package root",
+                    elsewhere.join("`, `")
+                ),
+            ));
+        }
+    }
+    if has_root && let Some(data) = package.file("SKILL.md") {
+        let text = String::from_utf8_lossy(data);
+        let (parsed, fm_findings) = frontmatter::check(&text, &package.folder);
+        findings.extend(fm_findings);
+        if let Some(parsed) = &parsed {
+            review_frontmatter(parsed, &text, &mut findings, &mut summary);
+        }
+        fm = parsed;
+    }
+
+    for entry in &package.entries {
+        let EntryKind::File { data } = &entry.kind else {
+            continue;
+        };
+        review_file(&entry.path, data, entry.mode, &mut findings, &mut summary);
+    }
+
+    findings.sort_by(|a, b| {
+        b.severity
+            .cmp(&a.severity)
+            .then_with(|| a.path.cmp(&b.path))
+            .then_with(|| a.line.cmp(&b.line))
+            .then_with(|| a.rule.cmp(&b.rule))
+    });
+    findings.dedup();
+    let name = fm
+        .as_ref()
+        .and_then(|f| f.get_str("name"))
+        .filter(|n| frontmatter::valid_name(n))
+        .map(str::to_owned)
+        .unwrap_or_else(|| package.folder.clone());
+    Inspection {
+        package,
+        frontmatter: fm,
+        name,
+        findings,
+        summary,
+    }
+}
+
+fn review_frontmatter(
+    fm: &Frontmatter,
+    text: &str,
+    findings: &mut Vec<Finding>,
+    summary: &mut Summary,
+) {
+    for (key, value) in &fm.fields {
+        summary.frontmatter.insert(key.clone(), value.render());
+    }
+    let line = |key: &str| fm_line(text, key);
+    if let Some(tools) = fm.fields.get("allowed-tools") {
+        let list: Vec<String> = match tools {
+            Value::Scalar(s) => split_tools(s),
+            Value::Seq(items) => items
+                .iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect(),
+            Value::Map(_) => vec![tools.render()],
+        };
+        let broad = list
+            .iter()
+            .any(|t| t == "Bash" || t.contains("(*)") || t == "*");
+        for t in &list {
+            summary.permissions.insert(format!("allowed-tool {t}"));
+        }
+        let severity = if broad {
+            Severity::High
+        } else {
+            Severity::Medium
+        };
+        findings.push(
+            Finding::new(
+                "frontmatter-allowed-tools",
+                severity,
+                "SKILL.md",
+                format!("pre-approves tools without prompting: {}", list.join(", ")),
+            )
+            .at(line("allowed-tools"))
+            .with_value(list.join(" ")),
+        );
+    }
+    if let Some(hooks) = fm.fields.get("hooks") {
+        summary
+            .permissions
+            .insert(format!("hooks {}", hooks.render()));
+        findings.push(
+            Finding::new(
+                "frontmatter-hooks",
+                Severity::High,
+                "SKILL.md",
+                format!(
+                    "frontmatter hooks run commands on agent events: {}",
+                    hooks.render()
+                ),
+            )
+            .at(line("hooks")),
+        );
+    }
+    if let Some(model) = fm.fields.get("model") {
+        findings.push(
+            Finding::new(
+                "frontmatter-model",
+                Severity::Low,
+                "SKILL.md",
+                format!("the skill sets the model: {}", model.render()),
+            )
+            .at(line("model")),
+        );
+    }
+    let dmi = fm.get_str("disable-model-invocation") == Some("true");
+    let user = fm.get_str("user-invocable") != Some("false");
+    let who = match (dmi, user) {
+        (true, true) => "only the user can invoke this skill (disable-model-invocation: true)",
+        (true, false) => {
+            "nobody can invoke this skill (model invocation disabled and not user-invocable)"
+        }
+        (false, true) => {
+            "the model may load this skill on its own whenever its description matches; the user can invoke it too"
+        }
+        (false, false) => "only the model invokes this skill (user-invocable: false)",
+    };
+    summary.permissions.insert(format!("invocation: {who}"));
+    findings.push(Finding::new(
+        "invocation-policy",
+        Severity::Info,
+        "SKILL.md",
+        who,
+    ));
+}
+
+/// Splits an `allowed-tools` string on spaces and commas outside parentheses.
+fn split_tools(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut depth = 0usize;
+    for c in s.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if depth == 0 && (c == ' ' || c == ',') {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+        } else {
+            cur.push(c);
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// The 1-based line of a top-level frontmatter key in `SKILL.md`.
+fn fm_line(text: &str, key: &str) -> usize {
+    text.lines()
+        .position(|l| {
+            l.strip_prefix(key)
+                .is_some_and(|r| r.trim_start().starts_with(':'))
+        })
+        .map(|i| i + 1)
+        .unwrap_or(1)
+}
+
+fn is_markdown(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    lower.ends_with(".md") || lower.ends_with(".markdown") || lower.ends_with(".mdx")
+}
+
+const SCRIPT_EXTS: &[(&str, &str)] = &[
+    (".py", "python3"),
+    (".sh", "sh"),
+    (".bash", "bash"),
+    (".zsh", "zsh"),
+    (".js", "node"),
+    (".mjs", "node"),
+    (".cjs", "node"),
+    (".ts", "node"),
+    (".rb", "ruby"),
+    (".pl", "perl"),
+    (".ps1", "pwsh"),
+    (".php", "php"),
+    (".lua", "lua"),
+];
+
+fn script_interpreter(path: &str, text: &str) -> Option<String> {
+    if let Some(first) = text.lines().next()
+        && let Some(shebang) = first.strip_prefix("#!")
+    {
+        let mut parts = shebang.split_whitespace();
+        let prog = parts.next().unwrap_or("");
+        let base = prog.rsplit('/').next().unwrap_or(prog);
+        if base == "env" {
+            return parts
+                .find(|p| !p.starts_with('-'))
+                .map(str::to_owned)
+                .or(Some("env".into()));
+        }
+        return Some(base.to_owned());
+    }
+    let lower = path.to_ascii_lowercase();
+    SCRIPT_EXTS
+        .iter()
+        .find(|(ext, _)| lower.ends_with(ext))
+        .map(|(_, i)| (*i).to_owned())
+}
+
+/// True when the installer keeps the exec bit: the file is a script the review read.
+pub fn is_reviewed_script(path: &str, data: &[u8]) -> bool {
+    let sample = &data[..data.len().min(8192)];
+    if sample.contains(&0) || std::str::from_utf8(data).is_err() {
+        return false;
+    }
+    let text = String::from_utf8_lossy(sample);
+    script_interpreter(path, &text).is_some()
+}
+
+struct FileScan<'a> {
+    path: &'a str,
+    findings: &'a mut Vec<Finding>,
+    counts: BTreeMap<&'static str, usize>,
+}
+
+impl FileScan<'_> {
+    fn push(&mut self, finding: Finding) {
+        let rule = crate::rules::get(&finding.rule)
+            .map(|r| r.id)
+            .unwrap_or("unknown");
+        let n = self.counts.entry(rule).or_insert(0);
+        *n += 1;
+        if *n <= PER_FILE_CAP {
+            self.findings.push(finding);
+        } else if *n == PER_FILE_CAP + 1 {
+            self.findings.push(Finding::new(
+                rule,
+                finding.severity,
+                self.path,
+                format!("more `{rule}` findings in this file (showing the first {PER_FILE_CAP})"),
+            ));
+        }
+    }
+}
+
+fn review_file(
+    path: &str,
+    data: &[u8],
+    mode: u32,
+    findings: &mut Vec<Finding>,
+    summary: &mut Summary,
+) {
+    let sample = &data[..data.len().min(8192)];
+    let binary = sample.contains(&0) || std::str::from_utf8(data).is_err();
+    let exec_bit = mode & 0o111 != 0;
+    if binary {
+        findings.push(Finding::new(
+            "binary-file",
+            Severity::Medium,
+            path,
+            format!(
+                "`{path}` is binary ({} bytes) and cannot be reviewed as text",
+                data.len()
+            ),
+        ));
+        if exec_bit {
+            findings.push(Finding::new(
+                "exec-bit-dropped",
+                Severity::Low,
+                path,
+                format!(
+                    "`{path}` has an exec bit but is not a reviewed script; installed without it"
+                ),
+            ));
+        }
+        return;
+    }
+    let text = String::from_utf8_lossy(data);
+    let mut scan = FileScan {
+        path,
+        findings,
+        counts: BTreeMap::new(),
+    };
+    let interpreter = script_interpreter(path, &text);
+    let markdown = is_markdown(path);
+    match &interpreter {
+        Some(interp) if exec_bit || text.starts_with("#!") => {
+            summary
+                .permissions
+                .insert(format!("exec {path} ({interp})"));
+            scan.push(
+                Finding::new(
+                    "exec-script",
+                    Severity::Info,
+                    path,
+                    format!("executable script run by `{interp}`"),
+                )
+                .at(1)
+                .with_value(interp.clone()),
+            );
+        }
+        Some(interp) => {
+            scan.push(
+                Finding::new(
+                    "exec-script",
+                    Severity::Info,
+                    path,
+                    format!("script for `{interp}` (no exec bit)"),
+                )
+                .with_value(interp.clone()),
+            );
+        }
+        None if exec_bit => {
+            scan.push(Finding::new(
+                "exec-bit-dropped",
+                Severity::Low,
+                path,
+                format!("`{path}` has an exec bit but is not a script; installed without it"),
+            ));
+        }
+        None => {}
+    }
+    review_dependencies(path, &text, &mut scan, summary);
+    let shell_like = matches!(
+        interpreter.as_deref(),
+        Some("sh" | "bash" | "zsh" | "dash" | "ksh")
+    );
+    let mut in_fence: Option<bool> = None; // Some(is_shell)
+    let mut in_comment = false;
+    let mut comment_start = 0;
+    let mut comment_text = String::new();
+    for (index, line) in text.lines().enumerate() {
+        let n = index + 1;
+        scan_line(
+            path,
+            n,
+            line,
+            shell_like || in_fence == Some(true),
+            &mut scan,
+            summary,
+        );
+        if markdown {
+            let trimmed = line.trim_start();
+            if let Some(info) = trimmed.strip_prefix("```") {
+                in_fence = match in_fence {
+                    Some(_) => None,
+                    None => Some(matches!(
+                        info.trim(),
+                        "" | "bash" | "sh" | "shell" | "console" | "zsh" | "terminal"
+                    )),
+                };
+                continue;
+            }
+            if in_fence == Some(true) {
+                commands_in_shell_line(
+                    path,
+                    n,
+                    line.trim_start().trim_start_matches("$ "),
+                    &mut scan,
+                    summary,
+                );
+            }
+            if let Some(caps) = regex!(r"!`([^`]+)`").captures(line) {
+                let cmd = caps.get(1).map(|m| m.as_str()).unwrap_or("");
+                scan.push(
+                    Finding::new("load-time-exec", Severity::Critical, path, format!("!`{cmd}` runs a command when the skill is loaded, before anyone reviews it"))
+                        .at(n)
+                        .with_value(cmd),
+                );
+                commands_in_shell_line(path, n, cmd, &mut scan, summary);
+            }
+            // HTML comments, possibly spanning lines.
+            let mut rest = line;
+            loop {
+                if in_comment {
+                    if let Some(end) = rest.find("-->") {
+                        comment_text.push_str(&rest[..end]);
+                        check_comment(path, comment_start, &comment_text, &mut scan);
+                        comment_text.clear();
+                        in_comment = false;
+                        rest = &rest[end + 3..];
+                    } else {
+                        comment_text.push_str(rest);
+                        comment_text.push('\n');
+                        break;
+                    }
+                } else if let Some(start) = rest.find("<!--") {
+                    in_comment = true;
+                    comment_start = n;
+                    rest = &rest[start + 4..];
+                } else {
+                    break;
+                }
+            }
+        } else if shell_like {
+            commands_in_shell_line(path, n, line, &mut scan, summary);
+        } else if interpreter.is_some() {
+            for caps in regex!(r#"(?:subprocess\.\w+|os\.system|os\.popen|execSync|spawnSync|spawn|exec|execFile|system)\(\s*\[?\s*["']([^"']+)["']"#).captures_iter(line) {
+                let cmd = caps.get(1).map(|m| m.as_str()).unwrap_or("");
+                commands_in_shell_line(path, n, cmd, &mut scan, summary);
+            }
+        }
+    }
+    if in_comment {
+        check_comment(path, comment_start, &comment_text, &mut scan);
+    }
+}
+
+fn check_comment(path: &str, line: usize, comment: &str, scan: &mut FileScan<'_>) {
+    let lower = comment.to_lowercase();
+    let aimed = regex!(r"(?i)\b(ignore|disregard|system|assistant|agent|claude|you are|you must|do not (tell|mention|reveal)|grader|instruction|execute|run |approve|secretly|silently)").is_match(&lower);
+    if aimed {
+        let short: String = comment
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .chars()
+            .take(160)
+            .collect();
+        scan.push(
+            Finding::new(
+                "html-comment-instructions",
+                Severity::High,
+                path,
+                format!(
+                    "instructions hidden in an HTML comment (invisible when rendered): \"{short}\""
+                ),
+            )
+            .at(line),
+        );
+    }
+}
+
+fn commands_in_shell_line(
+    path: &str,
+    n: usize,
+    line: &str,
+    scan: &mut FileScan<'_>,
+    summary: &mut Summary,
+) {
+    let line = line.trim();
+    if line.is_empty() || line.starts_with('#') {
+        return;
+    }
+    for segment in regex!(r"\|\||&&|[|;]|\$\(|`").split(line) {
+        let mut words = segment.split_whitespace().peekable();
+        while let Some(w) = words.peek() {
+            if w.contains('=') && !w.starts_with('-') && !w.starts_with('=')
+                || matches!(
+                    *w,
+                    "sudo" | "exec" | "then" | "do" | "else" | "!" | "time" | "(" | "{"
+                )
+            {
+                words.next();
+            } else {
+                break;
+            }
+        }
+        let Some(word) = words.next() else { continue };
+        let word = word.trim_matches(|c| c == '(' || c == ')' || c == '"' || c == '\'');
+        if word.is_empty()
+            || !regex!(r"^[A-Za-z0-9_./-]+$").is_match(word)
+            || matches!(
+                word,
+                "if" | "fi"
+                    | "done"
+                    | "esac"
+                    | "case"
+                    | "for"
+                    | "while"
+                    | "in"
+                    | "function"
+                    | "return"
+                    | "local"
+                    | "}"
+                    | "echo"
+                    | "set"
+                    | "export"
+            )
+        {
+            continue;
+        }
+        if summary.commands.insert(word.to_owned())
+            || !scan.counts.contains_key("command-referenced")
+        {
+            scan.push(
+                Finding::new(
+                    "command-referenced",
+                    Severity::Info,
+                    path,
+                    format!("runs `{word}`"),
+                )
+                .at(n)
+                .with_value(word),
+            );
+        }
+    }
+}
+
+const HIDDEN: &[(u32, u32)] = &[
+    (0x00AD, 0x00AD),
+    (0x180E, 0x180E),
+    (0x200B, 0x200F),
+    (0x202A, 0x202E),
+    (0x2060, 0x2064),
+    (0x2066, 0x2069),
+    (0xFEFF, 0xFEFF),
+    (0xE0000, 0xE007F),
+];
+
+fn scan_line(
+    path: &str,
+    n: usize,
+    line: &str,
+    shell: bool,
+    scan: &mut FileScan<'_>,
+    summary: &mut Summary,
+) {
+    // Hidden Unicode.
+    let hidden: Vec<String> = line
+        .char_indices()
+        .filter(|(i, c)| !(n == 1 && *i == 0 && *c == '\u{feff}'))
+        .filter(|(_, c)| HIDDEN.iter().any(|(a, b)| (*a..=*b).contains(&(*c as u32))))
+        .map(|(_, c)| format!("U+{:04X}", c as u32))
+        .collect();
+    if !hidden.is_empty() {
+        let mut kinds = hidden.clone();
+        kinds.dedup();
+        scan.push(
+            Finding::new(
+                "hidden-unicode",
+                Severity::High,
+                path,
+                format!(
+                    "{} invisible or bidirectional-control characters ({})",
+                    hidden.len(),
+                    kinds.join(", ")
+                ),
+            )
+            .at(n)
+            .with_value(kinds.join(" ")),
+        );
+    }
+    // Pipe to shell.
+    if regex!(r"(?i)\b(curl|wget|fetch|iwr|invoke-webrequest|base64\s+(-d|--decode)|xxd\s+-r|openssl\s+(enc|base64))\b[^|\n]*\|\s*(sudo\s+)?(sh|bash|zsh|dash|ksh|python3?|perl|ruby|node|iex|source)\b").is_match(line)
+        || regex!(r"(?i)\b(bash|sh|zsh)\s+(-c\s+)?[<\x22]?\s*[<(]\(?\s*(curl|wget)\b").is_match(line)
+        || regex!(r#"(?i)\beval\s+["']?\$\((curl|wget)\b"#).is_match(line)
+    {
+        scan.push(Finding::new("pipe-to-shell", Severity::Critical, path, "downloaded or decoded content is piped into a shell or interpreter").at(n).with_value(line.trim()));
+    }
+    // URLs and origins.
+    for m in regex!(r#"\b([A-Za-z][A-Za-z0-9+.-]{1,15})://[^\s"'<>`)\]}]+"#).find_iter(line) {
+        let url = m.as_str().trim_end_matches(['.', ',', ';', ':']);
+        let scheme = url.split("://").next().unwrap_or("").to_ascii_lowercase();
+        if scheme == "https" {
+            match normalize_url(url) {
+                Ok(nu) => {
+                    let origin = nu.origin.to_string();
+                    let first = summary.origins.insert(origin.clone());
+                    if nu.address_class.is_internal() {
+                        scan.push(
+                            Finding::new(
+                                "network-internal",
+                                Severity::High,
+                                path,
+                                format!("contacts `{origin}`, a {:?} address", nu.address_class),
+                            )
+                            .at(n)
+                            .with_value(origin),
+                        );
+                    } else if nu.origin.port != 443 {
+                        scan.push(
+                            Finding::new(
+                                "network-nondefault-port",
+                                Severity::High,
+                                path,
+                                format!(
+                                    "contacts `{origin}` on non-default port {}",
+                                    nu.origin.port
+                                ),
+                            )
+                            .at(n)
+                            .with_value(origin),
+                        );
+                    } else if first {
+                        scan.push(
+                            Finding::new(
+                                "network-origin",
+                                Severity::Medium,
+                                path,
+                                format!("contacts `{origin}`"),
+                            )
+                            .at(n)
+                            .with_value(origin),
+                        );
+                    }
+                }
+                Err(e) => scan.push(
+                    Finding::new(
+                        "network-insecure",
+                        Severity::Medium,
+                        path,
+                        format!("URL rejected by the origin parser: {e}"),
+                    )
+                    .at(n)
+                    .with_value(url),
+                ),
+            }
+        } else if matches!(
+            scheme.as_str(),
+            "http" | "ftp" | "ws" | "wss" | "git" | "ssh" | "sftp" | "tcp" | "udp"
+        ) {
+            summary
+                .origins
+                .insert(url.split('/').take(3).collect::<Vec<_>>().join("/"));
+            scan.push(
+                Finding::new(
+                    "network-insecure",
+                    Severity::Medium,
+                    path,
+                    format!("non-https URL `{url}`"),
+                )
+                .at(n)
+                .with_value(url),
+            );
+        }
+    }
+    // Credential stores.
+    if let Some(m) = regex!(r"(~|\$HOME|\$\{HOME\}|expanduser\([^)]*)?/?\.(ssh|aws|gnupg|kube|docker/config\.json|netrc|git-credentials|npmrc|pypirc|config/gh|config/gcloud|azure)\b|\bid_(rsa|ed25519|ecdsa|dsa)\b|/etc/shadow|Library/Keychains|\bsecurity\s+find-(generic|internet)-password").find(line) {
+        let what = m.as_str().to_owned();
+        summary.credentials.insert(format!("file {what}"));
+        scan.push(Finding::new("credential-file", Severity::High, path, format!("touches credential store `{what}`")).at(n).with_value(what));
+    }
+    // Secret-like environment variables, and dumping the whole environment.
+    for caps in regex!(r#"(?:os\.environ(?:\.get)?\s*[\[(]\s*["']|os\.getenv\(\s*["']|process\.env\.|process\.env\[\s*["']|ENV\[\s*["']|\$\{?|getenv\(\s*["'])([A-Z][A-Z0-9_]*)"#).captures_iter(line) {
+        let var = caps.get(1).map(|m| m.as_str()).unwrap_or("");
+        if regex!(r"(KEY|TOKEN|SECRET|PASSW|PASSWD|CREDENTIAL|AUTH|PRIVATE|SESSION|COOKIE)").is_match(var) {
+            summary.credentials.insert(format!("env {var}"));
+            scan.push(Finding::new("credential-env", Severity::Medium, path, format!("reads secret-like environment variable `{var}`")).at(n).with_value(var));
+        }
+    }
+    for caps in regex!(
+        r#"["']([A-Z][A-Z0-9]*_(?:API_KEY|TOKEN|SECRET|SECRET_ACCESS_KEY|PASSWORD|ACCESS_KEY))["']"#
+    )
+    .captures_iter(line)
+    {
+        let var = caps.get(1).map(|m| m.as_str()).unwrap_or("");
+        if summary.credentials.insert(format!("env {var}")) {
+            scan.push(
+                Finding::new(
+                    "credential-env",
+                    Severity::Medium,
+                    path,
+                    format!("names secret-like environment variable `{var}`"),
+                )
+                .at(n)
+                .with_value(var),
+            );
+        }
+    }
+    if regex!(r"(^|[|;&(`\s])(env|printenv)\s*($|[|>])|os\.environ\s*\)|dict\(os\.environ\)|json\.dumps\(os\.environ|process\.env\s*\)|JSON\.stringify\(process\.env").is_match(line) {
+        summary.credentials.insert("env (entire environment)".into());
+        scan.push(Finding::new("credential-env", Severity::High, path, "reads the entire environment (every credential in it)").at(n).with_value("entire environment"));
+    }
+    // Embedded secrets.
+    for m in find_secrets(line) {
+        summary
+            .credentials
+            .insert(format!("embedded {} in {path}", m.kind));
+        scan.push(
+            Finding::new(
+                "embedded-secret",
+                Severity::High,
+                path,
+                format!("likely secret embedded ({})", m.kind),
+            )
+            .at(n)
+            .with_value(m.kind),
+        );
+    }
+    // Writes.
+    let mut writes: Vec<String> = Vec::new();
+    for caps in
+        regex!(r#"open\(\s*(?:os\.path\.expanduser\(\s*)?["']([^"']+)["']\)?\s*,\s*["'][wax]"#)
+            .captures_iter(line)
+    {
+        writes.push(
+            caps.get(1)
+                .map(|m| m.as_str().to_owned())
+                .unwrap_or_default(),
+        );
+    }
+    for caps in
+        regex!(r#"(?:>>?|\btee\s+(?:-a\s+)?)\s*([~/$.A-Za-z][^\s;|&)"']*)"#).captures_iter(line)
+    {
+        let target = caps
+            .get(1)
+            .map(|m| m.as_str().to_owned())
+            .unwrap_or_default();
+        if shell
+            && target != "/dev/null"
+            && !target.starts_with('&')
+            && !line.trim_start().starts_with('#')
+        {
+            writes.push(target);
+        }
+    }
+    for caps in regex!(
+        r#"(?:writeFile(?:Sync)?|appendFile(?:Sync)?|write_text|write_bytes)\(\s*["']([^"']+)["']"#
+    )
+    .captures_iter(line)
+    {
+        writes.push(
+            caps.get(1)
+                .map(|m| m.as_str().to_owned())
+                .unwrap_or_default(),
+        );
+    }
+    for target in writes {
+        let protected = regex!(r"(\.bashrc|\.zshrc|\.profile|\.bash_profile|\.zprofile|\.config/fish|\.claude/|\.git/hooks|\.git/config|\.mcp\.json|\.envrc|\.vscode/tasks\.json|\.ssh/|^/etc/|crontab|/usr/|/bin/|\.npmrc|\.pypirc)").is_match(&target);
+        summary.permissions.insert(format!("write {target}"));
+        if protected {
+            scan.push(
+                Finding::new(
+                    "write-protected",
+                    Severity::High,
+                    path,
+                    format!(
+                        "writes `{target}`, which runs code later or configures the agent or shell"
+                    ),
+                )
+                .at(n)
+                .with_value(target),
+            );
+        } else {
+            scan.push(
+                Finding::new(
+                    "write-root",
+                    Severity::Info,
+                    path,
+                    format!("writes `{target}`"),
+                )
+                .at(n)
+                .with_value(target),
+            );
+        }
+    }
+    // Text aimed at the agent or grader.
+    if regex!(r"(?i)\b(ignore|disregard|forget)\s+(all\s+|any\s+)?(the\s+)?(previous|prior|above|earlier|preceding|system)\s+(instructions|directions|rules|prompts?|messages?)|\byou\s+are\s+now\b|\bnew\s+instructions\s*:|\bdo\s+not\s+(tell|mention|inform|reveal\s+to)\s+the\s+user|\b(tell|inform|convince)\s+the\s+(grader|reviewer|evaluator)|\bapprove\s+this\s+(skill|request|change|package)|\bthis\s+is\s+a\s+(system|developer)\s+message|\boverride\s+(the\s+)?(policy|review|safety|guardrails)").is_match(line) {
+        scan.push(Finding::new("prompt-injection", Severity::High, path, "text aimed at the agent or grader rather than the user").at(n).with_value(line.trim().chars().take(160).collect::<String>()));
+    }
+    // Obfuscation.
+    if regex!(r"[A-Za-z0-9+/]{120,}={0,2}|\b[0-9a-fA-F]{160,}\b").is_match(line) {
+        scan.push(
+            Finding::new(
+                "obfuscated-blob",
+                Severity::Medium,
+                path,
+                "a long base64 or hex blob (content that cannot be read as written)",
+            )
+            .at(n),
+        );
+    }
+}
+
+fn review_dependencies(path: &str, text: &str, scan: &mut FileScan<'_>, summary: &mut Summary) {
+    let base = path.rsplit('/').next().unwrap_or(path);
+    match base {
+        "requirements.txt" | "requirements-dev.txt" | "constraints.txt" => {
+            let deps: Vec<&str> = text
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                .collect();
+            for d in &deps {
+                summary.permissions.insert(format!("dependency pip {d}"));
+            }
+            scan.push(
+                Finding::new(
+                    "dependency-declared",
+                    Severity::Medium,
+                    path,
+                    format!("declares Python dependencies: {}", deps.join(", ")),
+                )
+                .at(1)
+                .with_value(deps.join(" ")),
+            );
+        }
+        "pyproject.toml" | "Pipfile" | "Gemfile" | "go.mod" | "Cargo.toml" | "composer.json" => {
+            summary
+                .permissions
+                .insert(format!("dependency manifest {path}"));
+            scan.push(
+                Finding::new(
+                    "dependency-declared",
+                    Severity::Medium,
+                    path,
+                    format!(
+                        "`{base}` declares dependencies; installing them runs their build hooks"
+                    ),
+                )
+                .at(1),
+            );
+        }
+        "setup.py" => {
+            summary
+                .permissions
+                .insert(format!("dependency manifest {path}"));
+            scan.push(
+                Finding::new(
+                    "dependency-lifecycle-script",
+                    Severity::High,
+                    path,
+                    "`setup.py` runs arbitrary code at `pip install`",
+                )
+                .at(1),
+            );
+        }
+        "package.json" => {
+            let Ok(json) = serde_json::from_str::<serde_json::Value>(text) else {
+                scan.push(
+                    Finding::new(
+                        "dependency-declared",
+                        Severity::Medium,
+                        path,
+                        "`package.json` is not valid JSON",
+                    )
+                    .at(1),
+                );
+                return;
+            };
+            let mut deps = Vec::new();
+            for key in [
+                "dependencies",
+                "devDependencies",
+                "optionalDependencies",
+                "peerDependencies",
+            ] {
+                if let Some(obj) = json.get(key).and_then(|v| v.as_object()) {
+                    deps.extend(
+                        obj.iter()
+                            .map(|(k, v)| format!("{k}@{}", v.as_str().unwrap_or("?"))),
+                    );
+                }
+            }
+            for d in &deps {
+                summary.permissions.insert(format!("dependency npm {d}"));
+            }
+            if !deps.is_empty() {
+                scan.push(
+                    Finding::new(
+                        "dependency-declared",
+                        Severity::Medium,
+                        path,
+                        format!("declares npm dependencies: {}", deps.join(", ")),
+                    )
+                    .at(1)
+                    .with_value(deps.join(" ")),
+                );
+            }
+            if let Some(scripts) = json.get("scripts").and_then(|v| v.as_object()) {
+                for (name, cmd) in scripts {
+                    if matches!(
+                        name.as_str(),
+                        "preinstall"
+                            | "install"
+                            | "postinstall"
+                            | "prepare"
+                            | "prepublish"
+                            | "preprepare"
+                            | "postprepare"
+                    ) {
+                        let cmd = cmd.as_str().unwrap_or("");
+                        let line = text
+                            .lines()
+                            .position(|l| l.contains(&format!("\"{name}\"")))
+                            .map(|i| i + 1)
+                            .unwrap_or(1);
+                        summary
+                            .permissions
+                            .insert(format!("lifecycle {name}: {cmd}"));
+                        scan.push(
+                            Finding::new(
+                                "dependency-lifecycle-script",
+                                Severity::High,
+                                path,
+                                format!("npm `{name}` script runs `{cmd}` at install"),
+                            )
+                            .at(line)
+                            .with_value(cmd),
+                        );
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
