@@ -131,6 +131,20 @@ impl Ctx<'_> {
 
     /// Resolves one path for one operation and applies containment, roots and protection.
     fn check_path(&mut self, base: &Path, requested: &str, op: Op, what: &str) {
+        if requested.starts_with('~') {
+            self.paths.push(NormalizedPath {
+                requested: requested.to_owned(),
+                operation: op.as_str().into(),
+                resolved: None,
+                exists: false,
+            });
+            self.add(
+                RULE_JAIL,
+                Verdict::Deny,
+                format!("{what} `{requested}` is home-relative; nothing expands `~` (no shell), and home is outside the workspace"),
+            );
+            return;
+        }
         let resolved = paths::resolve(base, requested);
         let (entry_resolved, exists) = match &resolved {
             Ok(r) => (Some(r.path.display().to_string()), r.exists),

@@ -26,6 +26,8 @@ pub mod policy;
 pub mod request;
 pub mod schema;
 pub mod secrets;
+#[doc(hidden)]
+pub mod testkit;
 
 pub use approval::Approval;
 pub use decision::{Finding, NormalizedRequest, ReviewDecision, Verdict};
