@@ -36,18 +36,18 @@ fn every_case_decides_as_expected() {
                         case.verdict
                     ));
                 }
-                if let Some(field) = &case.field {
-                    if err.field() != Some(field.as_str()) {
-                        problems.push(format!(
-                            "expected field `{field}`, got {:?} ({err})",
-                            err.field()
-                        ));
-                    }
+                if let Some(field) = &case.field
+                    && err.field() != Some(field.as_str())
+                {
+                    problems.push(format!(
+                        "expected field `{field}`, got {:?} ({err})",
+                        err.field()
+                    ));
                 }
-                if let Some(m) = &case.message {
-                    if !err.to_string().contains(m.as_str()) {
-                        problems.push(format!("message `{err}` lacks `{m}`"));
-                    }
+                if let Some(m) = &case.message
+                    && !err.to_string().contains(m.as_str())
+                {
+                    problems.push(format!("message `{err}` lacks `{m}`"));
                 }
                 problems
             }
@@ -63,13 +63,13 @@ fn every_case_decides_as_expected() {
                         d.reason
                     ));
                 }
-                if let Some(rule) = &case.rule {
-                    if &d.rule != rule {
-                        problems.push(format!(
-                            "expected rule {rule}, got {} ({})",
-                            d.rule, d.reason
-                        ));
-                    }
+                if let Some(rule) = &case.rule
+                    && &d.rule != rule
+                {
+                    problems.push(format!(
+                        "expected rule {rule}, got {} ({})",
+                        d.rule, d.reason
+                    ));
                 }
                 for rule in &case.has {
                     if !d.findings.iter().any(|f| &f.rule == rule) {
@@ -119,13 +119,13 @@ fn every_malformed_policy_is_reported_with_its_field_and_line() {
                                 case.name, case.field, p.line, case.line
                             ));
                         }
-                        if let Some(m) = &case.message {
-                            if !p.message.contains(m.as_str()) {
-                                failures.push(format!(
-                                    "{}: message `{}` lacks `{m}`",
-                                    case.name, p.message
-                                ));
-                            }
+                        if let Some(m) = &case.message
+                            && !p.message.contains(m.as_str())
+                        {
+                            failures.push(format!(
+                                "{}: message `{}` lacks `{m}`",
+                                case.name, p.message
+                            ));
                         }
                     }
                 }
