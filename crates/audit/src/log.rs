@@ -480,6 +480,12 @@ fn check_line(line: &[u8]) -> Checked {
             };
         }
     };
+    if serde_json::to_value(&record).ok().as_ref() != Some(&value) {
+        problems.push((
+            ProblemKind::Malformed,
+            format!("fields outside the `{RECORD_FORMAT}` format (unknown field, or null where a field is omitted)"),
+        ));
+    }
     if record.format != RECORD_FORMAT {
         problems.push((
             ProblemKind::Malformed,
@@ -541,6 +547,60 @@ fn read_last_line(file: &File, len: u64, path: &Path) -> Result<Vec<u8>, AuditEr
     file.read_exact_at(&mut line, start)
         .map_err(io_err(path, "read tail"))?;
     Ok(line)
+}
+
+/// What [`read_line_bounded`] found.
+struct LineRead {
+    /// The line ended with a newline (which is not kept in the buffer).
+    complete: bool,
+    /// The line was longer than [`MAX_RECORD_BYTES`]; the buffer holds only its start.
+    too_long: bool,
+}
+
+/// Reads the next line into `buf` (without its newline), never holding more than
+/// [`MAX_RECORD_BYTES`] + 1 bytes of it in memory. `None` at the end of the file.
+fn read_line_bounded<R: BufRead>(
+    reader: &mut R,
+    buf: &mut Vec<u8>,
+) -> std::io::Result<Option<LineRead>> {
+    buf.clear();
+    let n = reader
+        .by_ref()
+        .take(MAX_RECORD_BYTES as u64 + 1)
+        .read_until(b'\n', buf)?;
+    if n == 0 {
+        return Ok(None);
+    }
+    if buf.last() == Some(&b'\n') {
+        buf.pop();
+        return Ok(Some(LineRead {
+            complete: true,
+            too_long: buf.len() >= MAX_RECORD_BYTES,
+        }));
+    }
+    if buf.len() > MAX_RECORD_BYTES {
+        // Skip the rest of the over-long line without keeping it.
+        let complete = loop {
+            let available = reader.fill_buf()?;
+            if available.is_empty() {
+                break false;
+            }
+            if let Some(i) = available.iter().position(|&b| b == b'\n') {
+                reader.consume(i + 1);
+                break true;
+            }
+            let len = available.len();
+            reader.consume(len);
+        };
+        return Ok(Some(LineRead {
+            complete,
+            too_long: true,
+        }));
+    }
+    Ok(Some(LineRead {
+        complete: false,
+        too_long: false,
+    }))
 }
 
 /// The hash-chained audit log at one path.
@@ -667,13 +727,39 @@ impl AuditLog {
         let file = open_nofollow(&self.path, OFlags::RDONLY, false)?;
         lock(&file, &self.path, FlockOperation::LockShared)?;
         let mut out = Vec::new();
-        for line in BufReader::new(file).split(b'\n') {
-            let line = line.map_err(io_err(&self.path, "read"))?;
-            if let Ok(r) = serde_json::from_slice::<AuditRecord>(&line) {
+        let mut reader = BufReader::new(file);
+        let mut buf = Vec::new();
+        while let Some(line) =
+            read_line_bounded(&mut reader, &mut buf).map_err(io_err(&self.path, "read"))?
+        {
+            if line.too_long {
+                continue;
+            }
+            if let Ok(r) = serde_json::from_slice::<AuditRecord>(&buf) {
                 out.push(r);
             }
         }
         Ok(out)
+    }
+
+    /// How many `exec` records that were not refused name `warrant_hash`: lets the executor make
+    /// a warrant single-use (e.g. for writes) by refusing one that already ran. Reads the records
+    /// without verifying them; verify the log for evidence.
+    pub fn warrant_uses(&self, warrant_hash: &str) -> Result<u64, AuditError> {
+        let records = match self.read_records() {
+            Ok(r) => r,
+            Err(AuditError::NotFound { .. }) => return Ok(0),
+            Err(e) => return Err(e),
+        };
+        let uses = records
+            .iter()
+            .filter(|r| {
+                r.entry.event == EventKind::Exec
+                    && r.entry.refused.is_none()
+                    && r.entry.what.warrant_hash.as_deref() == Some(warrant_hash)
+            })
+            .count();
+        Ok(uses as u64)
     }
 
     /// Verifies the whole log: every line, the chain, the head sidecar and, if given, an
@@ -694,23 +780,26 @@ impl AuditLog {
         let mut line_no = 0u64;
         let mut buf = Vec::new();
         loop {
-            buf.clear();
-            let n = reader
-                .read_until(b'\n', &mut buf)
-                .map_err(io_err(path, "read"))?;
-            if n == 0 {
+            let Some(line) =
+                read_line_bounded(&mut reader, &mut buf).map_err(io_err(path, "read"))?
+            else {
                 break;
-            }
+            };
             line_no += 1;
-            let complete = buf.last() == Some(&b'\n');
-            if complete {
-                buf.pop();
-            } else {
+            if !line.complete {
                 report.push(
                     line_no,
                     ProblemKind::TornTail,
                     "the last line has no newline (torn write or appended bytes)",
                 );
+            }
+            if line.too_long {
+                report.push(
+                    line_no,
+                    ProblemKind::Malformed,
+                    format!("line is longer than {MAX_RECORD_BYTES} bytes, which the writer never produces"),
+                );
+                continue;
             }
             let checked = check_line(&buf);
             for (kind, detail) in checked.problems {

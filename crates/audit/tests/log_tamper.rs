@@ -507,3 +507,80 @@ proptest! {
         prop_assert!(!report.ok(), "inserting {:?} at {} not detected", junk, at);
     }
 }
+
+#[test]
+fn an_unknown_field_is_malformed_even_when_resealed() {
+    let (_dir, log) = make_log(3);
+    let mut l = lines(log.path());
+    let mut v: Value = serde_json::from_str(&l[2]).unwrap();
+    v["approved_by_admin"] = Value::Bool(true);
+    l[2] = reseal(v);
+    write_lines(log.path(), &l);
+    let report = verify(&log);
+    assert!(report.has(ProblemKind::Malformed), "{:?}", report.problems);
+    assert!(
+        report.problems.iter().any(|p| p.detail.contains("outside")),
+        "{:?}",
+        report.problems
+    );
+}
+
+#[test]
+fn an_over_long_line_is_reported_without_being_held_in_memory() {
+    let (_dir, log) = make_log(2);
+    let mut text = std::fs::read(log.path()).unwrap();
+    let second = text.split(|&b| b == b'\n').nth(1).unwrap().to_vec();
+    // Replace the last record by a 3 MiB line, then put the genuine record back after it.
+    let first_len = text.iter().position(|&b| b == b'\n').unwrap() + 1;
+    text.truncate(first_len);
+    text.extend(std::iter::repeat_n(b'x', 3 << 20));
+    text.push(b'\n');
+    text.extend_from_slice(&second);
+    text.push(b'\n');
+    std::fs::write(log.path(), &text).unwrap();
+    let report = verify(&log);
+    assert_eq!(report.problems[0].line, Some(2));
+    assert_eq!(report.problems[0].kind, ProblemKind::Malformed);
+    assert_eq!(
+        report.records, 2,
+        "the genuine record after the long line is still read"
+    );
+    // The same line without a final newline is a torn tail as well.
+    text.truncate(first_len + (3 << 20));
+    std::fs::write(log.path(), &text).unwrap();
+    let report = verify(&log);
+    assert!(
+        report.has(ProblemKind::TornTail) && report.has(ProblemKind::Malformed),
+        "{:?}",
+        report.problems
+    );
+}
+
+#[test]
+fn warrant_uses_counts_only_exec_records_that_ran() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = AuditLog::new(dir.path().join("audit.jsonl"));
+    let w = "sha256:1111111111111111111111111111111111111111111111111111111111111111";
+    assert_eq!(log.warrant_uses(w).unwrap(), 0, "a missing log has no uses");
+    log.append(
+        AuditEntry::review("skill:x", vec![])
+            .warrant_hash(w)
+            .verdict("allow"),
+    )
+    .unwrap();
+    log.append(
+        AuditEntry::exec("skill:x", vec![])
+            .warrant_hash(w)
+            .refused("expired"),
+    )
+    .unwrap();
+    assert_eq!(log.warrant_uses(w).unwrap(), 0);
+    log.append(
+        AuditEntry::exec("skill:x", vec![])
+            .warrant_hash(w)
+            .outcome(ExecOutcome::exited(0)),
+    )
+    .unwrap();
+    log.append(entry(1)).unwrap();
+    assert_eq!(log.warrant_uses(w).unwrap(), 1);
+}
