@@ -1,3 +1,38 @@
-//! Skill evaluation: scenarios, agent adapters, tamper-evident evidence and the scripted Messages API
-//! server used to run the real agent CLI offline.
+//! Skill evaluation: does a candidate skill make a coding agent better, with evidence a
+//! candidate cannot fake by talking?
+//!
+//! A [`Scenario`](scenario::Scenario) is a project fixture, a prompt, protected paths and checks.
+//! For each run the harness builds an isolated project and HOME, installs the candidate as a
+//! skill, puts nonce-tagged `pytest`/`python` shims first on a minimal PATH, starts the agent
+//! through an [`AgentLauncher`](launcher::AgentLauncher) with an environment built from nothing,
+//! ends its whole process tree, then reads the evidence: the shim log, lstat fingerprints of the
+//! protected files, content digests of the sources, and the verdict of a harness re-run through a
+//! [`Verifier`](rerun::Verifier). For trusted candidates on the host the evidence is
+//! tamper-evident, not tamper-proof (see `docs/eval.md`); the launcher and verifier traits are
+//! where a sandboxed mode plugs in.
 #![forbid(unsafe_code)]
+
+pub mod agent;
+pub mod candidate;
+pub mod checks;
+pub mod error;
+pub mod evidence;
+pub mod fsutil;
+pub mod launcher;
+pub mod report;
+pub mod rerun;
+pub mod run;
+pub mod scenario;
+pub mod shim;
+
+pub use agent::{AgentConfig, AgentKind};
+pub use candidate::Candidate;
+pub use error::EvalError;
+pub use launcher::{AgentLauncher, HostLauncher};
+pub use report::Report;
+pub use rerun::{HostVerifier, Verifier};
+pub use run::{EvalConfig, evaluate_all};
+pub use scenario::{Scenario, load_dir};
+
+/// The scripted Messages API server (re-exported for the CLI's test-support command and demo).
+pub use warrant_scripted_api as scripted_api;

@@ -1,0 +1,256 @@
+//! Agent adapters: how to invoke Claude Code headless or a generic command, and how to read
+//! what they did (final answer, tokens, cost, turns, tool calls, skills invoked).
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// Which adapter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AgentKind {
+    /// Claude Code headless: `claude -p --output-format stream-json --verbose`.
+    Claude,
+    /// Any command: prompt on stdin, final answer on stdout.
+    Command,
+}
+
+/// How to run the agent.
+#[derive(Debug, Clone)]
+pub struct AgentConfig {
+    /// The adapter.
+    pub kind: AgentKind,
+    /// The binary (default `claude` on PATH for Claude; required for a command agent).
+    pub bin: Option<PathBuf>,
+    /// Extra arguments for a command agent.
+    pub args: Vec<String>,
+    /// Model API address handed to the agent (`ANTHROPIC_BASE_URL`).
+    pub model_base_url: Option<String>,
+    /// Claude Code `--allowedTools` value.
+    pub allowed_tools: String,
+    /// Pass `--dangerously-skip-permissions` (only on explicit request).
+    pub unsafe_skip_permissions: bool,
+    /// Claude Code `--model`.
+    pub model: Option<String>,
+}
+
+impl Default for AgentConfig {
+    fn default() -> Self {
+        Self {
+            kind: AgentKind::Claude,
+            bin: None,
+            args: Vec::new(),
+            model_base_url: None,
+            allowed_tools: "Bash Read Write Edit".into(),
+            unsafe_skip_permissions: false,
+            model: None,
+        }
+    }
+}
+
+impl AgentConfig {
+    /// The argument vector (the prompt is never in it: it goes on stdin).
+    pub fn argv(&self) -> Vec<OsString> {
+        match self.kind {
+            AgentKind::Command => self.args.iter().map(OsString::from).collect(),
+            AgentKind::Claude => {
+                let mut a: Vec<OsString> = [
+                    "-p",
+                    "--output-format",
+                    "stream-json",
+                    "--verbose",
+                    "--allowedTools",
+                ]
+                .iter()
+                .map(OsString::from)
+                .collect();
+                a.push(self.allowed_tools.clone().into());
+                if let Some(m) = &self.model {
+                    a.push("--model".into());
+                    a.push(m.into());
+                }
+                if self.unsafe_skip_permissions {
+                    a.push("--dangerously-skip-permissions".into());
+                }
+                a
+            }
+        }
+    }
+
+    /// Extra environment the adapter sets beyond HOME, PATH, TERM, LANG and the key.
+    pub fn extra_env(&self) -> Vec<(String, String)> {
+        let mut env = Vec::new();
+        if let Some(url) = &self.model_base_url {
+            env.push(("ANTHROPIC_BASE_URL".to_string(), url.clone()));
+        }
+        if self.kind == AgentKind::Claude {
+            env.push(("DISABLE_TELEMETRY".to_string(), "1".to_string()));
+            env.push((
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC".to_string(),
+                "1".to_string(),
+            ));
+            env.push(("DISABLE_AUTOUPDATER".to_string(), "1".to_string()));
+        }
+        env
+    }
+}
+
+/// What the agent reported about its own work.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct AgentStats {
+    /// Input tokens.
+    pub input_tokens: u64,
+    /// Output tokens.
+    pub output_tokens: u64,
+    /// Cache-read input tokens.
+    pub cache_read_tokens: u64,
+    /// Cache-creation input tokens.
+    pub cache_creation_tokens: u64,
+    /// Cost in USD as the agent computed it.
+    pub cost_usd: Option<f64>,
+    /// Turns.
+    pub turns: Option<u64>,
+    /// Tool calls by tool name.
+    pub tool_calls: BTreeMap<String, u64>,
+    /// Skills the agent actually invoked (the `Skill` tool).
+    pub skills_invoked: Vec<String>,
+    /// The agent itself reported an error result.
+    pub is_error: bool,
+}
+
+/// Parses Claude Code's `stream-json` output: the final answer and the stats.
+pub fn parse_claude_stream(stdout: &str) -> (String, AgentStats) {
+    let mut stats = AgentStats::default();
+    let mut texts: Vec<String> = Vec::new();
+    let mut result_text: Option<String> = None;
+    let mut saw_result_usage = false;
+    for line in stdout.lines() {
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        match v.get("type").and_then(Value::as_str) {
+            Some("assistant") => {
+                let msg = &v["message"];
+                if let Some(content) = msg.get("content").and_then(Value::as_array) {
+                    for block in content {
+                        match block.get("type").and_then(Value::as_str) {
+                            Some("text") => {
+                                texts.push(block["text"].as_str().unwrap_or("").to_string())
+                            }
+                            Some("tool_use") => {
+                                let name = block["name"].as_str().unwrap_or("?").to_string();
+                                if name == "Skill" {
+                                    let skill = block["input"]["skill"]
+                                        .as_str()
+                                        .or(block["input"]["command"].as_str())
+                                        .unwrap_or("?");
+                                    stats.skills_invoked.push(skill.to_string());
+                                }
+                                *stats.tool_calls.entry(name).or_default() += 1;
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+            }
+            Some("result") => {
+                result_text = v.get("result").and_then(Value::as_str).map(str::to_string);
+                stats.cost_usd = v.get("total_cost_usd").and_then(Value::as_f64);
+                stats.turns = v.get("num_turns").and_then(Value::as_u64);
+                stats.is_error = v.get("is_error").and_then(Value::as_bool).unwrap_or(false);
+                if let Some(u) = v.get("usage") {
+                    saw_result_usage = true;
+                    add_usage(&mut stats, u, true);
+                }
+            }
+            _ => {}
+        }
+    }
+    if !saw_result_usage {
+        // Fall back to per-message usage when no result line arrived (timeout, crash).
+        for line in stdout.lines() {
+            let Ok(v) = serde_json::from_str::<Value>(line) else {
+                continue;
+            };
+            if v.get("type").and_then(Value::as_str) == Some("assistant")
+                && let Some(u) = v["message"].get("usage")
+            {
+                add_usage(&mut stats, u, false);
+            }
+        }
+    }
+    let text = result_text.unwrap_or_else(|| texts.join("\n"));
+    (text, stats)
+}
+
+fn add_usage(stats: &mut AgentStats, u: &Value, replace: bool) {
+    let get = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
+    if replace {
+        stats.input_tokens = get("input_tokens");
+        stats.output_tokens = get("output_tokens");
+        stats.cache_read_tokens = get("cache_read_input_tokens");
+        stats.cache_creation_tokens = get("cache_creation_input_tokens");
+    } else {
+        stats.input_tokens += get("input_tokens");
+        stats.output_tokens += get("output_tokens");
+        stats.cache_read_tokens += get("cache_read_input_tokens");
+        stats.cache_creation_tokens += get("cache_creation_input_tokens");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prompt_never_in_argv_and_flags_are_right() {
+        let cfg = AgentConfig::default();
+        let argv: Vec<String> = cfg
+            .argv()
+            .iter()
+            .map(|a| a.to_string_lossy().to_string())
+            .collect();
+        assert_eq!(
+            argv,
+            [
+                "-p",
+                "--output-format",
+                "stream-json",
+                "--verbose",
+                "--allowedTools",
+                "Bash Read Write Edit"
+            ]
+        );
+        let unsafe_cfg = AgentConfig {
+            unsafe_skip_permissions: true,
+            ..AgentConfig::default()
+        };
+        assert!(
+            unsafe_cfg
+                .argv()
+                .iter()
+                .any(|a| a == "--dangerously-skip-permissions")
+        );
+    }
+
+    #[test]
+    fn reads_the_stream() {
+        let stream = r#"{"type":"system","subtype":"init","skills":["verify"]}
+{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Skill","input":{"skill":"verify"}},{"type":"tool_use","name":"Bash","input":{"command":"pytest"}}],"usage":{"input_tokens":5,"output_tokens":3}}}
+{"type":"assistant","message":{"content":[{"type":"text","text":"done"}]}}
+{"type":"result","subtype":"success","is_error":false,"result":"All good.","num_turns":3,"total_cost_usd":0.0123,"usage":{"input_tokens":100,"output_tokens":20,"cache_read_input_tokens":7}}
+"#;
+        let (text, stats) = parse_claude_stream(stream);
+        assert_eq!(text, "All good.");
+        assert_eq!(stats.input_tokens, 100);
+        assert_eq!(stats.output_tokens, 20);
+        assert_eq!(stats.cache_read_tokens, 7);
+        assert_eq!(stats.turns, Some(3));
+        assert_eq!(stats.cost_usd, Some(0.0123));
+        assert_eq!(stats.tool_calls.get("Bash"), Some(&1));
+        assert_eq!(stats.skills_invoked, vec!["verify".to_string()]);
+    }
+}

@@ -1,0 +1,178 @@
+//! The harness re-run: the verdict on the protected tests, taken after the agent's tree ended.
+//!
+//! The host verifier copies the project (regular files only: no symlink, no `__pycache__`) to a
+//! fresh harness-owned directory, writes the protected files from the pre-run snapshot, and runs
+//! `python3 -I -B -m pytest -p no:cacheprovider -c /dev/null --rootdir <copy> --noconftest` from
+//! an empty working directory, with `PYTEST_DISABLE_PLUGIN_AUTOLOAD=1`, no key, and JUnit XML at a
+//! random path. Only a strict pass counts.
+
+use std::ffi::OsString;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::error::EvalError;
+use crate::evidence::{JunitCounts, Outcome, classify, parse_junit};
+use crate::fsutil::{
+    OnLink, copy_tree_nofollow, random_hex, read_regular_nofollow, write_new_file,
+};
+use crate::launcher::{ExitKind, LaunchSpec, run_contained};
+
+/// What to re-run.
+#[derive(Debug, Clone)]
+pub struct RerunSpec {
+    /// The agent's project (read without following symlinks).
+    pub project: PathBuf,
+    /// Protected files as they were before the run: relative path and bytes.
+    pub pristine: Vec<(String, Vec<u8>)>,
+    /// The test paths to run (relative).
+    pub tests: Vec<String>,
+    /// The Python interpreter.
+    pub python: PathBuf,
+    /// Wall-clock limit.
+    pub timeout: Duration,
+    /// A harness-owned scratch directory.
+    pub work: PathBuf,
+}
+
+/// The re-run's result.
+#[derive(Debug, Clone, Serialize)]
+pub struct RerunOutcome {
+    /// Strict pass.
+    pub passed: bool,
+    /// The exit, if it finished.
+    pub exit: Option<i32>,
+    /// JUnit counts.
+    pub junit: Option<JunitCounts>,
+    /// A one-line summary.
+    pub detail: String,
+    /// Project entries not copied (symlinks, special files, `__pycache__`).
+    pub skipped: Vec<String>,
+}
+
+/// Runs the verification re-run. A sandboxed implementation runs it in a fresh sandbox on an
+/// immutable copy of the test inputs.
+pub trait Verifier: Send + Sync {
+    /// Re-runs the protected tests and classifies the result strictly.
+    fn rerun(&self, spec: &RerunSpec) -> Result<RerunOutcome, EvalError>;
+}
+
+/// The host verifier for trusted candidates (it runs agent-modified project code on the host).
+#[derive(Debug, Clone, Copy)]
+pub struct HostVerifier {
+    /// Whether to contain the re-run in a pid namespace too.
+    pub pid_namespace: bool,
+}
+
+impl Verifier for HostVerifier {
+    fn rerun(&self, spec: &RerunSpec) -> Result<RerunOutcome, EvalError> {
+        let tag = random_hex(12)?;
+        let copy = spec.work.join(format!("copy-{tag}"));
+        let cwd = spec.work.join(format!("cwd-{tag}"));
+        let home = spec.work.join(format!("home-{tag}"));
+        for d in [&cwd, &home] {
+            fs::create_dir_all(d)
+                .map_err(|e| EvalError::io("creating the re-run directories", e))?;
+        }
+        let skipped = copy_tree_nofollow(&spec.project, &copy, OnLink::Skip, &["__pycache__"])?;
+        for (rel, bytes) in &spec.pristine {
+            let dest = copy.join(rel);
+            if let Some(parent) = dest.parent() {
+                fs::create_dir_all(parent)
+                    .map_err(|e| EvalError::io("restoring a protected file", e))?;
+            }
+            match fs::symlink_metadata(&dest) {
+                Ok(m) if m.is_dir() => fs::remove_dir_all(&dest),
+                Ok(_) => fs::remove_file(&dest),
+                Err(_) => Ok(()),
+            }
+            .map_err(|e| EvalError::io("restoring a protected file", e))?;
+            write_new_file(&dest, bytes, 0o644)
+                .map_err(|e| EvalError::io("restoring a protected file", e))?;
+        }
+        let junit = spec.work.join(format!("{}.xml", random_hex(16)?));
+        let mut args: Vec<OsString> = [
+            "-I",
+            "-B",
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-c",
+            "/dev/null",
+            "--noconftest",
+            "-q",
+        ]
+        .iter()
+        .map(OsString::from)
+        .collect();
+        args.push("--rootdir".into());
+        args.push(copy.clone().into_os_string());
+        args.push(format!("--junitxml={}", junit.display()).into());
+        for t in &spec.tests {
+            args.push(copy.join(t).into_os_string());
+        }
+        let env = vec![
+            ("PATH".to_string(), "/usr/bin:/bin".to_string()),
+            ("HOME".to_string(), home.display().to_string()),
+            ("LANG".to_string(), "C.UTF-8".to_string()),
+            ("TERM".to_string(), "dumb".to_string()),
+            (
+                "PYTEST_DISABLE_PLUGIN_AUTOLOAD".to_string(),
+                "1".to_string(),
+            ),
+            ("WARRANT_EVAL_ATTEMPT".to_string(), "rerun".to_string()),
+        ];
+        let launch = LaunchSpec {
+            program: spec.python.clone(),
+            args,
+            env,
+            cwd: cwd.clone(),
+            stdin: Vec::new(),
+            timeout: spec.timeout,
+            writable: vec![spec.work.clone()],
+            output_cap: 256 * 1024,
+        };
+        let out = run_contained(&launch, self.pid_namespace)?;
+        let exit = match out.exit {
+            ExitKind::Exited(c) => Some(c),
+            _ => None,
+        };
+        let counts = read_regular_nofollow(&junit, 32 * 1024 * 1024)
+            .ok()
+            .and_then(|b| parse_junit(&b));
+        let outcome = classify(exit.map(i64::from), counts.as_ref());
+        let passed = outcome == Outcome::Success;
+        let detail = match (&out.exit, counts) {
+            (ExitKind::TimedOut, _) => "harness re-run timed out".to_string(),
+            (_, Some(c)) => format!(
+                "harness re-run of {}: {} passed, {} failed, {} errors, {} skipped (exit {})",
+                spec.tests.join(", "),
+                c.passed(),
+                c.failures,
+                c.errors,
+                c.skipped,
+                exit.map_or("-".into(), |e| e.to_string())
+            ),
+            (_, None) => format!(
+                "harness re-run produced no JUnit result (exit {})",
+                exit.map_or("-".into(), |e| e.to_string())
+            ),
+        };
+        let _ = fs::remove_dir_all(&copy);
+        Ok(RerunOutcome {
+            passed,
+            exit,
+            junit: counts,
+            detail,
+            skipped,
+        })
+    }
+}
+
+/// Default interpreter for shims and the re-run.
+pub fn default_python() -> PathBuf {
+    Path::new("/usr/bin/python3").to_path_buf()
+}

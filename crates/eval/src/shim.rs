@@ -1,0 +1,89 @@
+//! The `pytest`, `python` and `python3` shims put first on the agent's PATH.
+//!
+//! Each counted invocation (`pytest ...`, `python -m pytest`, `python -mpytest`, also after other
+//! interpreter flags) takes the next attempt number from a counter kept in the evidence directory
+//! (outside the project and the isolated HOME), logs a nonce-tagged start line with the digest of
+//! the project's Python sources, runs the real pytest isolated (`-I`, bytecode under a cache
+//! prefix whose project part is cleared first) with JUnit XML written to a fresh random name in
+//! the evidence directory, and logs an end line with the exit status and the JUnit file's hash.
+//! Anything else (`python script.py`, `python -c "...pytest..."`) is handed to the real
+//! interpreter untouched and not counted.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::EvalError;
+use crate::fsutil::write_new_file;
+
+const TEMPLATE: &str = include_str!("shim.py");
+
+/// Names of the shims written into the shim directory.
+pub const SHIM_NAMES: [&str; 3] = ["pytest", "python", "python3"];
+
+/// Where one run's evidence lives and how its shims are configured.
+#[derive(Debug, Clone)]
+pub struct ShimConfig {
+    /// The per-run nonce every counted log line must carry.
+    pub nonce: String,
+    /// The evidence directory (log, counter, JUnit files).
+    pub evidence_dir: PathBuf,
+    /// The real Python interpreter.
+    pub real_python: PathBuf,
+    /// The project root whose sources are digested.
+    pub project: PathBuf,
+    /// The bytecode cache prefix.
+    pub pycache_prefix: PathBuf,
+}
+
+impl ShimConfig {
+    /// The shim log path.
+    pub fn log_path(&self) -> PathBuf {
+        self.evidence_dir.join("log.jsonl")
+    }
+
+    /// The directory the shims write JUnit XML into.
+    pub fn junit_dir(&self) -> PathBuf {
+        self.evidence_dir.join("junit")
+    }
+
+    /// The attempt counter file.
+    pub fn counter_path(&self) -> PathBuf {
+        self.evidence_dir.join("counter")
+    }
+}
+
+fn py_str(p: &Path) -> Result<String, EvalError> {
+    let s = p
+        .to_str()
+        .ok_or_else(|| EvalError::Harness(format!("path `{}` is not UTF-8", p.display())))?;
+    serde_json::to_string(s).map_err(|e| EvalError::Harness(e.to_string()))
+}
+
+/// Renders one shim's source.
+pub fn render(cfg: &ShimConfig, mode: &str) -> Result<String, EvalError> {
+    let interp = cfg.real_python.to_str().unwrap_or("/usr/bin/python3");
+    let body = TEMPLATE
+        .replace(
+            "@NONCE@",
+            &serde_json::to_string(&cfg.nonce).unwrap_or_default(),
+        )
+        .replace("@LOG@", &py_str(&cfg.log_path())?)
+        .replace("@EVDIR@", &py_str(&cfg.evidence_dir)?)
+        .replace("@REAL@", &py_str(&cfg.real_python)?)
+        .replace("@PROJECT@", &py_str(&cfg.project)?)
+        .replace("@PYC@", &py_str(&cfg.pycache_prefix)?)
+        .replace("@MODE@", &serde_json::to_string(mode).unwrap_or_default());
+    Ok(format!("#!{interp} -IS\n{body}"))
+}
+
+/// Creates the evidence directory's layout and writes the three shims into `shim_dir`.
+pub fn install(cfg: &ShimConfig, shim_dir: &Path) -> Result<(), EvalError> {
+    std::fs::create_dir_all(cfg.junit_dir())
+        .map_err(|e| EvalError::io("creating the evidence directory", e))?;
+    for name in SHIM_NAMES {
+        let mode = if name == "pytest" { "pytest" } else { "python" };
+        let path = shim_dir.join(name);
+        write_new_file(&path, render(cfg, mode)?.as_bytes(), 0o755)
+            .map_err(|e| EvalError::io(format!("writing shim `{}`", path.display()), e))?;
+    }
+    Ok(())
+}
