@@ -43,28 +43,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     }
                 })
                 .collect();
-            let body = r.body.as_ref();
-            let field = |k: &str| {
-                body.and_then(|b| b.get(k))
-                    .map(|v| v.to_string())
-                    .unwrap_or_default()
-            };
-            let tools: Vec<&str> = body
-                .and_then(|b| b.get("tools"))
-                .and_then(|t| t.as_array())
-                .map(|t| t.iter().filter_map(|t| t["name"].as_str()).collect())
-                .unwrap_or_default();
-            eprintln!(
-                "{} {} kind={:?} model={} max_tokens={} stream={} tools={:?}\n  headers: {}",
-                r.method,
-                r.path,
-                r.kind,
-                field("model"),
-                field("max_tokens"),
-                field("stream"),
-                tools,
-                headers.join(" | ")
-            );
+            eprintln!("{}\n  headers: {}", r.summary(), headers.join(" | "));
         }
         seen = requests.len();
     }

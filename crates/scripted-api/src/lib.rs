@@ -155,6 +155,44 @@ impl RecordedRequest {
             .unwrap_or_default()
     }
 
+    /// One line for logs: method, path, status, kind, and the body's `model`, `max_tokens`,
+    /// `stream`, tool names and message count. Header values and message text are left out, so
+    /// no key or prompt content reaches the log.
+    pub fn summary(&self) -> String {
+        let body = self.body.as_ref();
+        let field = |k: &str| {
+            body.and_then(|b| b.get(k))
+                .map_or_else(|| "-".to_owned(), Value::to_string)
+        };
+        let tools: Vec<&str> = body
+            .and_then(|b| b.get("tools"))
+            .and_then(Value::as_array)
+            .map(|t| t.iter().filter_map(|t| t.get("name")?.as_str()).collect())
+            .unwrap_or_default();
+        let messages = body
+            .and_then(|b| b.get("messages"))
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len);
+        let kind = match &self.kind {
+            RequestKind::Main { step } => format!("main step {step}"),
+            RequestKind::Probe => "probe".into(),
+            RequestKind::Subagent => "subagent".into(),
+            RequestKind::Side => "side".into(),
+            RequestKind::CountTokens => "count_tokens".into(),
+            RequestKind::Other => "other".into(),
+        };
+        format!(
+            "{} {} -> {} [{kind}] model={} max_tokens={} stream={} messages={messages} tools=[{}]",
+            self.method,
+            self.path,
+            self.status,
+            field("model"),
+            field("max_tokens"),
+            field("stream"),
+            tools.join(",")
+        )
+    }
+
     /// Whether this is a turn of the main agent conversation.
     pub fn is_main(&self) -> bool {
         matches!(self.kind, RequestKind::Main { .. })

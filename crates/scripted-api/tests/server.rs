@@ -384,3 +384,26 @@ fn an_invalid_script_is_refused_at_start() {
     let err = ScriptedServer::start(s).unwrap_err().to_string();
     assert!(err.contains("`goto` names `missing`"), "{err}");
 }
+
+#[test]
+fn summary_names_the_request_without_key_or_prompt() {
+    let server = ScriptedServer::start(script()).unwrap();
+    post(
+        &server,
+        "/v1/messages?beta=true",
+        &main_body(first_messages(), true),
+    );
+    let line = server.requests()[0].summary();
+    assert!(
+        line.starts_with("POST /v1/messages?beta=true -> 200 [main step 0]"),
+        "{line}"
+    );
+    assert!(
+        line.contains("model=\"claude-test\"") && line.contains("tools=[Bash,Read]"),
+        "{line}"
+    );
+    assert!(
+        !line.contains("test-key") && !line.contains("fix it"),
+        "{line}"
+    );
+}
