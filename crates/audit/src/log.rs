@@ -779,12 +779,9 @@ impl AuditLog {
         let mut seen_expected = false;
         let mut line_no = 0u64;
         let mut buf = Vec::new();
-        loop {
-            let Some(line) =
-                read_line_bounded(&mut reader, &mut buf).map_err(io_err(path, "read"))?
-            else {
-                break;
-            };
+        while let Some(line) =
+            read_line_bounded(&mut reader, &mut buf).map_err(io_err(path, "read"))?
+        {
             line_no += 1;
             if !line.complete {
                 report.push(
