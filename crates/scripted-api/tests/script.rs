@@ -240,3 +240,27 @@ fn skipped_branches_stay_behind_the_cursor() {
         Choice::Turn(3)
     );
 }
+
+/// Every TOML and JSON example in docs/scripted-agent.md is a valid script.
+#[test]
+fn documented_examples_parse() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/scripted-agent.md");
+    let doc = std::fs::read_to_string(&path).unwrap();
+    let mut checked = 0;
+    let mut rest = doc.as_str();
+    while let Some(start) = rest.find("```") {
+        let after = &rest[start + 3..];
+        let (lang, body_and_rest) = after.split_once('\n').unwrap();
+        let end = body_and_rest.find("```").unwrap();
+        let body = &body_and_rest[..end];
+        if lang == "toml" || lang == "json" {
+            Script::from_str(body).unwrap_or_else(|e| {
+                panic!("example in {} does not parse: {e}\n{body}", path.display())
+            });
+            checked += 1;
+        }
+        rest = &body_and_rest[end + 3..];
+    }
+    assert!(checked >= 7, "only {checked} examples found");
+}
