@@ -623,14 +623,19 @@ impl AuditLog {
     /// Appends one event and returns the record written.
     ///
     /// The entry is redacted first ([`AuditEntry::redacted`]). The log is opened with
-    /// `O_APPEND|O_NOFOLLOW` (created with mode 0600 if missing; the parent directory is created),
+    /// `O_APPEND|O_NOFOLLOW` (created with mode 0600 if missing; a missing parent directory is created with mode 0700),
     /// locked with an exclusive `flock` for the whole append, its last record and the head sidecar
     /// are checked to agree (so a truncated or damaged log is never silently extended), the new
     /// line is written in one `write` and fsynced, then the head is replaced atomically.
     pub fn append(&self, entry: AuditEntry) -> Result<AuditRecord, AuditError> {
         let path = &self.path;
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent).map_err(io_err(parent, "create directory"))?;
+            std::os::unix::fs::DirBuilderExt::mode(
+                std::fs::DirBuilder::new().recursive(true),
+                0o700,
+            )
+            .create(parent)
+            .map_err(io_err(parent, "create directory"))?;
         }
         let mut file = open_nofollow(path, OFlags::RDWR | OFlags::APPEND, true)?;
         lock(&file, path, FlockOperation::LockExclusive)?;

@@ -19,6 +19,7 @@ use warrant_policy::approval::{Approval, ApprovalProblem};
 use warrant_policy::{ActionRequest, Policy, ReviewDecision, Verdict};
 
 use crate::canonical::hash_value;
+use crate::log::AuditEntry;
 
 /// The current warrant format version.
 pub const WARRANT_VERSION: u32 = 1;
@@ -292,6 +293,29 @@ impl Warrant {
         };
         warrant.warrant_hash = warrant.compute_hash();
         Ok(warrant)
+    }
+
+    /// The audit entry for the review that issued this warrant: append it right after
+    /// [`Warrant::save`] (`warrant review --emit-warrant`).
+    pub fn review_entry(&self) -> AuditEntry {
+        AuditEntry::review(self.request.actor.clone(), self.request.argv.clone())
+            .cwd(self.request.cwd.clone())
+            .env(self.request.env.clone())
+            .warrant_hash(self.warrant_hash.clone())
+            .request_hash(self.request_hash.clone())
+            .policy_hash(self.policy_hash.clone())
+            .verdict(Verdict::Allow.as_str())
+    }
+
+    /// An `exec` audit entry for this warrant (actor, argv, cwd, env and hashes filled in); add
+    /// `.profile_hash(..)` and `.outcome(..)` (or `.refused(..)`) before appending.
+    pub fn exec_entry(&self) -> AuditEntry {
+        AuditEntry::exec(self.request.actor.clone(), self.request.argv.clone())
+            .cwd(self.request.cwd.clone())
+            .env(self.request.env.clone())
+            .warrant_hash(self.warrant_hash.clone())
+            .request_hash(self.request_hash.clone())
+            .policy_hash(self.policy_hash.clone())
     }
 
     /// The hash of this warrant's canonical form without the `warrant_hash` field.

@@ -584,3 +584,46 @@ fn warrant_uses_counts_only_exec_records_that_ran() {
     log.append(entry(1)).unwrap();
     assert_eq!(log.warrant_uses(w).unwrap(), 1);
 }
+
+const CHILD_ENV: &str = "WARRANT_AUDIT_TEST_CHILD_LOG";
+
+/// Helper for the multi-process test below: when started by it (with the log path in
+/// `WARRANT_AUDIT_TEST_CHILD_LOG`) it appends 30 records; otherwise it has nothing to do.
+#[test]
+fn helper_child_appender() {
+    let Ok(path) = std::env::var(CHILD_ENV) else {
+        return;
+    };
+    let log = AuditLog::new(path);
+    for i in 0..30 {
+        log.append(entry(i)).unwrap();
+    }
+}
+
+#[test]
+fn concurrent_appends_from_many_processes_form_one_chain() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("audit.jsonl");
+    let exe = std::env::current_exe().unwrap();
+    let children: Vec<_> = (0..6)
+        .map(|_| {
+            std::process::Command::new(&exe)
+                .args([
+                    "helper_child_appender",
+                    "--exact",
+                    "--test-threads=1",
+                    "--quiet",
+                ])
+                .env(CHILD_ENV, &path)
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut c in children {
+        assert!(c.wait().unwrap().success());
+    }
+    let report = verify(&AuditLog::new(&path));
+    assert!(report.ok(), "{:?}", report.problems);
+    assert_eq!(report.records, 180);
+}

@@ -418,3 +418,39 @@ fn each_refusal_has_its_own_kind() {
     let unique: std::collections::BTreeSet<_> = kinds.iter().collect();
     assert_eq!(unique.len(), kinds.len());
 }
+
+#[test]
+fn review_and_exec_entries_carry_the_warrant_into_the_log() {
+    let f = Fixture::new();
+    let w = f.issue(&read_request(), HOUR);
+    let log = warrant_audit::AuditLog::new(f.dir.path().join("audit.jsonl"));
+    let r = log.append(w.review_entry()).unwrap();
+    assert_eq!(r.entry.event, warrant_audit::EventKind::Review);
+    assert_eq!(r.entry.verdict.as_deref(), Some("allow"));
+    assert_eq!(
+        r.entry.what.warrant_hash.as_deref(),
+        Some(w.warrant_hash.as_str())
+    );
+    assert_eq!(
+        r.entry.what.policy_hash.as_deref(),
+        Some(w.policy_hash.as_str())
+    );
+    let e = log
+        .append(
+            w.exec_entry()
+                .profile_hash("sha256:ab")
+                .outcome(warrant_audit::ExecOutcome::exited(3)),
+        )
+        .unwrap();
+    assert_eq!(e.entry.actor, "skill:notes");
+    assert_eq!(
+        e.entry.what.request_hash.as_deref(),
+        Some(w.request_hash.as_str())
+    );
+    assert_eq!(log.warrant_uses(&w.warrant_hash).unwrap(), 1);
+    assert!(
+        log.verify(&warrant_audit::VerifyOptions::default())
+            .unwrap()
+            .ok()
+    );
+}
