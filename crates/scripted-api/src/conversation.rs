@@ -7,6 +7,7 @@ use serde_json::Value;
 /// What a recorded request was, as the server classified it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
+#[non_exhaustive]
 pub enum RequestKind {
     /// A turn of the main agent conversation (its `tools` include the script's main tool);
     /// `step` is the number of assistant turns already in `messages`, i.e. the turn answered.

@@ -26,6 +26,7 @@ pub const DEFAULT_MAX_STEPS: usize = 50;
 /// code with [`Script::new`] and [`Turn`]'s constructors.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct Script {
     /// Text answered to side calls (requests that are not the main conversation).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -54,6 +55,7 @@ pub struct Script {
 /// results; a turn without tool calls is a final text (`stop_reason: "end_turn"`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct Turn {
     /// Label other turns can `goto`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
