@@ -7,6 +7,7 @@
 //! into place. Every rule has a stable id listed in [`rules`]; see `docs/package.md`.
 #![forbid(unsafe_code)]
 
+pub mod corpus;
 pub mod diff;
 pub mod frontmatter;
 mod fsx;

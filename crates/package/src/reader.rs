@@ -405,7 +405,17 @@ pub fn read_package(source: &Path, options: &ReadOptions) -> Result<Package, Pac
     match format {
         "tar" => match read_tar(BufReader::new(open()?), &mut collector) {
             Ok(()) | Err(StopOr::Stop(Stop)) => {}
-            Err(StopOr::Io(e)) => return Err(corrupt("tar", e)),
+            Err(StopOr::Io(e)) => {
+                if collector.count == 0 && prepended_tar(open()?) {
+                    collector.refuse(
+                        "archive-prepended-data",
+                        "",
+                        "data before the first tar header (a tar archive starts further in)",
+                    );
+                } else {
+                    return Err(corrupt("tar", e));
+                }
+            }
         },
         "tar.gz" => {
             let mut gz = flate2::bufread::GzDecoder::new(BufReader::new(open()?));
@@ -683,6 +693,16 @@ fn read_tar(reader: impl Read, c: &mut Collector) -> Result<(), StopOr> {
         )));
     }
     Ok(())
+}
+
+/// True when the first block is not a tar header but a `ustar` header appears further in.
+fn prepended_tar(reader: impl Read) -> bool {
+    let mut head = Vec::new();
+    if reader.take(1 << 20).read_to_end(&mut head).is_err() {
+        return false;
+    }
+    let at_start = head.get(257..262) == Some(b"ustar");
+    !at_start && head.windows(5).skip(258).any(|w| w == b"ustar")
 }
 
 /// Reads to the end; true when any byte is not zero.
