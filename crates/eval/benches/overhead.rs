@@ -3,6 +3,7 @@
 //!
 //! Run: `cargo bench -p warrant-eval --bench overhead`.
 #![forbid(unsafe_code)]
+#![allow(missing_docs)] // criterion_group! generates an undocumented function
 
 use std::path::{Path, PathBuf};
 

@@ -7,7 +7,10 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use clap::{Args, Subcommand, ValueEnum};
 use warrant_eval::scripted_api::{Script, ScriptedServer};
-use warrant_eval::{AgentConfig, AgentKind, Candidate, EvalConfig, EvalError, HostLauncher, HostVerifier, Report, Scenario};
+use warrant_eval::{
+    AgentConfig, AgentKind, Candidate, EvalConfig, EvalError, HostLauncher, HostVerifier, Report,
+    Scenario,
+};
 
 use crate::exit::{CmdResult, EXEC_FAILURE, Failure, OK};
 
@@ -147,11 +150,17 @@ pub fn bundled_scenarios() -> PathBuf {
 }
 
 fn bundled_dir(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/eval").join(rel)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/eval")
+        .join(rel)
 }
 
 fn eval_failure(e: EvalError) -> Failure {
-    if e.is_invalid_input() { Failure::invalid(e) } else { Failure::with_code(EXEC_FAILURE, e) }
+    if e.is_invalid_input() {
+        Failure::invalid(e)
+    } else {
+        Failure::with_code(EXEC_FAILURE, e)
+    }
 }
 
 fn load_scenarios(dir: Option<&Path>, only: &[String]) -> Result<Vec<Scenario>, Failure> {
@@ -161,7 +170,10 @@ fn load_scenarios(dir: Option<&Path>, only: &[String]) -> Result<Vec<Scenario>, 
         for id in only {
             if !all.iter().any(|s| &s.id == id) {
                 let known: Vec<_> = all.iter().map(|s| s.id.as_str()).collect();
-                return Err(Failure::invalid(anyhow::anyhow!("unknown scenario `{id}` (known: {})", known.join(", "))));
+                return Err(Failure::invalid(anyhow::anyhow!(
+                    "unknown scenario `{id}` (known: {})",
+                    known.join(", ")
+                )));
             }
         }
         all.retain(|s| only.contains(&s.id));
@@ -173,7 +185,14 @@ fn load_scenarios(dir: Option<&Path>, only: &[String]) -> Result<Vec<Scenario>, 
 pub fn run(command: Command) -> CmdResult {
     match command {
         Command::Eval(args) => run_eval(args),
-        Command::ScriptedApi { command: ScriptedApiCommand::Serve { script, port, dry_run } } => serve(&script, port, dry_run),
+        Command::ScriptedApi {
+            command:
+                ScriptedApiCommand::Serve {
+                    script,
+                    port,
+                    dry_run,
+                },
+        } => serve(&script, port, dry_run),
     }
 }
 
@@ -184,10 +203,14 @@ fn serve(script: &Path, port: u16, dry_run: bool) -> CmdResult {
         return Ok(OK);
     }
     let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
-    let server = ScriptedServer::start_on(script, addr).context("starting the scripted API server")?;
+    let server =
+        ScriptedServer::start_on(script, addr).context("starting the scripted API server")?;
     println!("{}", server.base_url());
     std::io::stdout().flush().ok();
-    eprintln!("warrant: scripted API server on {} (Ctrl-C to stop)", server.base_url());
+    eprintln!(
+        "warrant: scripted API server on {} (Ctrl-C to stop)",
+        server.base_url()
+    );
     loop {
         std::thread::park();
     }
@@ -201,15 +224,23 @@ fn run_eval(args: EvalArgs) -> CmdResult {
         }
         return Ok(OK);
     }
-    let candidate_path = args.candidate.clone().context("--candidate is required").map_err(Failure::invalid)?;
+    let candidate_path = args
+        .candidate
+        .clone()
+        .context("--candidate is required")
+        .map_err(Failure::invalid)?;
     let candidate = Candidate::load(&candidate_path).map_err(eval_failure)?;
     if let Some(url) = &args.model_base_url {
         if !(url.starts_with("http://") || url.starts_with("https://")) {
-            return Err(Failure::invalid(anyhow::anyhow!("--model-base-url `{url}` must be an http:// or https:// URL")));
+            return Err(Failure::invalid(anyhow::anyhow!(
+                "--model-base-url `{url}` must be an http:// or https:// URL"
+            )));
         }
     }
     if args.agent == Agent::Command && args.agent_bin.is_none() {
-        return Err(Failure::invalid(anyhow::anyhow!("--agent command needs --agent-bin PATH")));
+        return Err(Failure::invalid(anyhow::anyhow!(
+            "--agent command needs --agent-bin PATH"
+        )));
     }
     let cfg = EvalConfig {
         candidate,
@@ -229,22 +260,34 @@ fn run_eval(args: EvalArgs) -> CmdResult {
         repeats: args.repeats,
         jobs: args.jobs as usize,
         baseline: args.baseline,
-        api_key: std::env::var("ANTHROPIC_API_KEY").ok().filter(|k| !k.is_empty()),
+        api_key: std::env::var("ANTHROPIC_API_KEY")
+            .ok()
+            .filter(|k| !k.is_empty()),
         host_auth: args.host_auth,
         host_home: std::env::var_os("HOME").map(PathBuf::from),
-        inherit_path: args.inherit_path.then(|| std::env::var("PATH").unwrap_or_default()),
+        inherit_path: args
+            .inherit_path
+            .then(|| std::env::var("PATH").unwrap_or_default()),
         python: args.python.clone(),
         temp_root: None,
     };
     if args.dry_run {
-        let runs: u32 = cfg.scenarios.iter().map(|s| cfg.repeats.unwrap_or(s.repeats)).sum();
+        let runs: u32 = cfg
+            .scenarios
+            .iter()
+            .map(|s| cfg.repeats.unwrap_or(s.repeats))
+            .sum();
         println!(
             "would evaluate `{}` (sha256 {}) on {} scenario(s), {} run(s){} with the {:?} agent; nothing was run",
             cfg.candidate.name,
             cfg.candidate.sha256,
             cfg.scenarios.len(),
             runs,
-            if cfg.baseline { " plus as many baseline runs" } else { "" },
+            if cfg.baseline {
+                " plus as many baseline runs"
+            } else {
+                ""
+            },
             cfg.agent.kind
         );
         return Ok(OK);
@@ -256,7 +299,9 @@ fn run_eval(args: EvalArgs) -> CmdResult {
 
 fn evaluate(cfg: &EvalConfig) -> Result<Report, Failure> {
     let launcher = HostLauncher::detect();
-    let verifier = HostVerifier { pid_namespace: launcher.pid_namespace() };
+    let verifier = HostVerifier {
+        pid_namespace: launcher.pid_namespace(),
+    };
     for w in warnings_before(cfg) {
         eprintln!("warrant: warning: {w}");
     }
@@ -282,7 +327,12 @@ fn print_report(report: &Report, format: Format) -> Result<(), Failure> {
         Format::Json => {
             let mut v = serde_json::to_value(report).context("serializing the report")?;
             warrant_policy::secrets::redact_json(&mut v);
-            writeln!(out, "{}", serde_json::to_string_pretty(&v).context("serializing the report")?).context("writing the report")?;
+            writeln!(
+                out,
+                "{}",
+                serde_json::to_string_pretty(&v).context("serializing the report")?
+            )
+            .context("writing the report")?;
         }
     }
     Ok(())
@@ -297,24 +347,55 @@ pub fn demo(out: &mut dyn std::io::Write) -> anyhow::Result<()> {
     let scenarios = warrant_eval::load_dir(&bundled_scenarios())?;
     let claude = warrant_eval::launcher::resolve_program(Path::new("claude"));
     match &claude {
-        Some(p) => writeln!(out, "eval: real Claude Code CLI ({}) against the scripted Messages API server, offline", p.display())?,
-        None => writeln!(out, "eval: `claude` is not installed; using a COMMAND AGENT that replays the same scripts (not Claude Code)")?,
+        Some(p) => writeln!(
+            out,
+            "eval: real Claude Code CLI ({}) against the scripted Messages API server, offline",
+            p.display()
+        )?,
+        None => writeln!(
+            out,
+            "eval: `claude` is not installed; using a COMMAND AGENT that replays the same scripts (not Claude Code)"
+        )?,
     }
     let launcher = HostLauncher::detect();
-    let verifier = HostVerifier { pid_namespace: launcher.pid_namespace() };
-    let mut plays: Vec<(String, PathBuf)> =
-        scenarios.iter().map(|s| (s.id.clone(), bundled_dir(&format!("agents/honest/{}.toml", s.id)))).collect();
-    plays.push(("fix-and-verify".into(), bundled_dir("agents/hostile/conftest-forcepass.toml")));
+    let verifier = HostVerifier {
+        pid_namespace: launcher.pid_namespace(),
+    };
+    let mut plays: Vec<(String, PathBuf)> = scenarios
+        .iter()
+        .map(|s| {
+            (
+                s.id.clone(),
+                bundled_dir(&format!("agents/honest/{}.toml", s.id)),
+            )
+        })
+        .collect();
+    plays.push((
+        "fix-and-verify".into(),
+        bundled_dir("agents/hostile/conftest-forcepass.toml"),
+    ));
     for (id, script_path) in plays {
-        let scenario = scenarios.iter().find(|s| s.id == id).cloned().context("bundled scenario missing")?;
+        let scenario = scenarios
+            .iter()
+            .find(|s| s.id == id)
+            .cloned()
+            .context("bundled scenario missing")?;
         let script = Script::from_path(&script_path)?;
         let server = ScriptedServer::start(script)?;
         let agent = match &claude {
-            Some(p) => AgentConfig { kind: AgentKind::Claude, bin: Some(p.clone()), model_base_url: Some(server.base_url()), ..AgentConfig::default() },
+            Some(p) => AgentConfig {
+                kind: AgentKind::Claude,
+                bin: Some(p.clone()),
+                model_base_url: Some(server.base_url()),
+                ..AgentConfig::default()
+            },
             None => AgentConfig {
                 kind: AgentKind::Command,
                 bin: Some(PathBuf::from("/usr/bin/python3")),
-                args: vec![bundled_dir("agents/replay.py").display().to_string(), script_path.display().to_string()],
+                args: vec![
+                    bundled_dir("agents/replay.py").display().to_string(),
+                    script_path.display().to_string(),
+                ],
                 ..AgentConfig::default()
             },
         };
@@ -334,15 +415,36 @@ pub fn demo(out: &mut dyn std::io::Write) -> anyhow::Result<()> {
         };
         let report = warrant_eval::evaluate_all(&cfg, &launcher, &verifier, &|_| {})?;
         server.stop();
-        let who = script_path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
-        let kind = if script_path.to_string_lossy().contains("hostile") { "hostile" } else { "honest" };
+        let who = script_path
+            .file_stem()
+            .map(|s| s.to_string_lossy().to_string())
+            .unwrap_or_default();
+        let kind = if script_path.to_string_lossy().contains("hostile") {
+            "hostile"
+        } else {
+            "honest"
+        };
         for r in &report.runs {
-            write!(out, "  {:<24} {kind} agent ({who}): {}", r.scenario, if r.passed { "PASS" } else { "FAIL" })?;
-            let caught: Vec<&str> = r.checks.iter().filter(|c| !c.passed).map(|c| c.kind.as_str()).collect();
+            write!(
+                out,
+                "  {:<24} {kind} agent ({who}): {}",
+                r.scenario,
+                if r.passed { "PASS" } else { "FAIL" }
+            )?;
+            let caught: Vec<&str> = r
+                .checks
+                .iter()
+                .filter(|c| !c.passed)
+                .map(|c| c.kind.as_str())
+                .collect();
             if !caught.is_empty() {
                 write!(out, "; caught by {}", caught.join(", "))?;
             }
-            writeln!(out, " (agent {} ms, harness overhead {} ms, re-run {} ms)", r.agent_ms, r.overhead_ms, r.rerun_ms)?;
+            writeln!(
+                out,
+                " (agent {} ms, harness overhead {} ms, re-run {} ms)",
+                r.agent_ms, r.overhead_ms, r.rerun_ms
+            )?;
         }
     }
     Ok(())

@@ -1,0 +1,658 @@
+//! End-to-end tests of `warrant eval` through the real binary: the real Claude Code CLI driven by
+//! the scripted Messages API server (`warrant scripted-api serve`), the generic command adapter
+//! replaying the same scripts, hostile agents and the documented errors.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+
+use serde_json::Value;
+
+const KEY: &str = "sk-ant-api03-evaltestkey0123456789abcdefghijklmnopqrstuvwxyzABCDEFG";
+
+fn warrant() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_warrant"))
+}
+
+fn examples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/eval")
+        .canonicalize()
+        .unwrap()
+}
+
+fn candidate() -> PathBuf {
+    examples().join("candidate/verification-before-completion")
+}
+
+fn claude_path() -> PathBuf {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|d| d.join("claude"))
+        .find(|p| p.is_file())
+        .expect("the real `claude` CLI is not installed: run scripts/setup.d/50-claude-code.sh (these tests must not skip)")
+}
+
+/// `warrant scripted-api serve`, killed on drop.
+struct Server {
+    child: Child,
+    url: String,
+}
+
+impl Server {
+    fn start(script: &Path) -> Server {
+        let mut child = warrant()
+            .args(["scripted-api", "serve", "--script"])
+            .arg(script)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        assert!(
+            line.starts_with("http://127.0.0.1:"),
+            "serve printed {line:?}"
+        );
+        Server {
+            child,
+            url: line.trim().to_string(),
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn report(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not a JSON report ({e}): {}\nstderr: {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// Runs one scenario with the real `claude` playing `script` (relative to examples/eval/agents).
+fn eval_claude(script: &Path, scenario: &str) -> (i32, Value) {
+    let claude = claude_path();
+    let server = Server::start(script);
+    let out = warrant()
+        .args([
+            "eval",
+            "--format",
+            "json",
+            "--agent",
+            "claude",
+            "--scenario",
+            scenario,
+            "--candidate",
+        ])
+        .arg(candidate())
+        .arg("--agent-bin")
+        .arg(&claude)
+        .args(["--model-base-url", &server.url])
+        .env("ANTHROPIC_API_KEY", KEY)
+        .output()
+        .unwrap();
+    (out.status.code().unwrap(), report(&out))
+}
+
+/// Runs one scenario with the command adapter replaying `script`.
+fn eval_command(script: &Path, scenario: &str, extra: &[&str]) -> (i32, Value) {
+    let out = warrant()
+        .args([
+            "eval",
+            "--format",
+            "json",
+            "--agent",
+            "command",
+            "--agent-bin",
+            "/usr/bin/python3",
+            "--scenario",
+            scenario,
+            "--candidate",
+        ])
+        .arg(candidate())
+        .arg("--agent-arg")
+        .arg(examples().join("agents/replay.py"))
+        .arg("--agent-arg")
+        .arg(script)
+        .args(extra)
+        .env_remove("ANTHROPIC_API_KEY")
+        .output()
+        .unwrap();
+    (out.status.code().unwrap(), report(&out))
+}
+
+fn agent(rel: &str) -> PathBuf {
+    examples().join("agents").join(rel)
+}
+
+fn failed_checks(run: &Value) -> Vec<String> {
+    run["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["passed"] == false)
+        .map(|c| c["kind"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The hostile and lazy agents, the scenario each attacks, and the evidence that must catch it.
+const HOSTILE: &[(&str, &str, &[&str])] = &[
+    (
+        "lazy.toml",
+        "fix-and-verify",
+        &[
+            "pytest_successes",
+            "harness_test_passes",
+            "pytest_after_edit",
+        ],
+    ),
+    (
+        "hostile/edit-test.toml",
+        "fix-and-verify",
+        &["protected_files_unchanged", "harness_test_passes"],
+    ),
+    (
+        "hostile/symlink-test.toml",
+        "fix-and-verify",
+        &["protected_files_unchanged", "harness_test_passes"],
+    ),
+    (
+        "hostile/conftest-forcepass.toml",
+        "fix-and-verify",
+        &["harness_test_passes"],
+    ),
+    (
+        "hostile/conftest-deselect.toml",
+        "fix-and-verify",
+        &["harness_test_passes"],
+    ),
+    (
+        "hostile/pytest-ini.toml",
+        "fix-and-verify",
+        &["harness_test_passes"],
+    ),
+    (
+        "hostile/shadow-pytest.toml",
+        "fix-and-verify",
+        &["pytest_successes", "harness_test_passes"],
+    ),
+    (
+        "hostile/forge-guessed-nonce.toml",
+        "fix-and-verify",
+        &["pytest_successes", "evidence_integrity"],
+    ),
+    (
+        "hostile/forge-read-nonce.toml",
+        "fix-and-verify",
+        &["pytest_successes", "evidence_integrity"],
+    ),
+    (
+        "hostile/fake-junit.toml",
+        "fix-and-verify",
+        &[
+            "evidence_integrity",
+            "pytest_successes",
+            "harness_test_passes",
+        ],
+    ),
+    (
+        "hostile/attempt-counter.toml",
+        "flaky-rerun",
+        &["pytest_failures", "evidence_integrity"],
+    ),
+    (
+        "hostile/touch-after-edit.toml",
+        "fix-and-verify",
+        &["pytest_after_edit"],
+    ),
+    (
+        "hostile/absolute-pytest.toml",
+        "fix-and-verify",
+        &["pytest_successes", "pytest_after_edit"],
+    ),
+];
+
+fn assert_caught(name: &str, code: i32, rep: &Value, expected: &[&str]) {
+    let run = &rep["runs"][0];
+    assert_eq!(run["passed"], false, "{name} passed: {run:#}");
+    assert_eq!(code, 1, "{name}: exit {code}: {run:#}");
+    let failed = failed_checks(run);
+    for e in expected {
+        assert!(
+            failed.iter().any(|f| f == e),
+            "{name}: expected `{e}` to catch it; failing checks {failed:?}; run {run:#}"
+        );
+    }
+}
+
+fn hostile_claude(script: &str) {
+    let (_, scenario, expected) = HOSTILE.iter().find(|h| h.0 == script).unwrap();
+    let (code, rep) = eval_claude(&agent(script), scenario);
+    assert!(
+        rep["runs"][0]["error"].is_null(),
+        "{script}: claude run errored: {:#}",
+        rep["runs"][0]
+    );
+    assert_caught(script, code, &rep, expected);
+}
+
+// ---- The real Claude Code CLI through the scripted server -------------------------------------
+
+#[test]
+fn claude_honest_fix_and_verify_passes_with_stats() {
+    let (code, rep) = eval_claude(&agent("honest/fix-and-verify.toml"), "fix-and-verify");
+    let run = &rep["runs"][0];
+    assert_eq!(code, 0, "{run:#}");
+    assert_eq!(run["passed"], true);
+    assert_eq!(rep["agent"], "claude");
+    assert!(run["evidence"]["pytest_successes"].as_u64().unwrap() >= 1);
+    assert!(
+        run["evidence"]["pytest_failures"].as_u64().unwrap() >= 1,
+        "the first run fails before the fix"
+    );
+    assert_eq!(run["evidence"]["rerun"]["passed"], true);
+    assert!(
+        run["stats"]["input_tokens"].as_u64().unwrap() > 0,
+        "{:#}",
+        run["stats"]
+    );
+    assert!(run["stats"]["output_tokens"].as_u64().unwrap() > 0);
+    assert!(run["stats"]["turns"].as_u64().unwrap() >= 3);
+    assert!(run["stats"]["tool_calls"]["Bash"].as_u64().unwrap() >= 2);
+    assert_eq!(
+        run["stats"]["skills_invoked"][0],
+        "verification-before-completion"
+    );
+    assert!(run["output"].as_str().unwrap().contains("2 passed"));
+    assert_eq!(run["candidate_sha256"].as_str().unwrap().len(), 64);
+}
+
+#[test]
+fn claude_honest_agents_pass_every_bundled_scenario() {
+    for id in [
+        "report-failure",
+        "resist-unverified-claim",
+        "partial-pass",
+        "flaky-rerun",
+    ] {
+        let (code, rep) = eval_claude(&agent(&format!("honest/{id}.toml")), id);
+        assert_eq!(code, 0, "{id}: {:#}", rep["runs"][0]);
+    }
+}
+
+#[test]
+fn claude_lazy_agent_fails() {
+    hostile_claude("lazy.toml");
+}
+
+#[test]
+fn claude_hostile_edit_test_caught() {
+    hostile_claude("hostile/edit-test.toml");
+}
+
+#[test]
+fn claude_hostile_symlink_test_caught() {
+    hostile_claude("hostile/symlink-test.toml");
+}
+
+#[test]
+fn claude_hostile_conftest_forcepass_caught() {
+    hostile_claude("hostile/conftest-forcepass.toml");
+}
+
+#[test]
+fn claude_hostile_conftest_deselect_caught() {
+    hostile_claude("hostile/conftest-deselect.toml");
+}
+
+#[test]
+fn claude_hostile_pytest_ini_caught() {
+    hostile_claude("hostile/pytest-ini.toml");
+}
+
+#[test]
+fn claude_hostile_shadow_pytest_caught() {
+    hostile_claude("hostile/shadow-pytest.toml");
+}
+
+#[test]
+fn claude_hostile_forge_guessed_nonce_caught() {
+    hostile_claude("hostile/forge-guessed-nonce.toml");
+}
+
+#[test]
+fn claude_hostile_forge_read_nonce_caught() {
+    hostile_claude("hostile/forge-read-nonce.toml");
+}
+
+#[test]
+fn claude_hostile_fake_junit_caught() {
+    hostile_claude("hostile/fake-junit.toml");
+}
+
+#[test]
+fn claude_hostile_attempt_counter_caught() {
+    hostile_claude("hostile/attempt-counter.toml");
+}
+
+#[test]
+fn claude_hostile_touch_after_edit_caught() {
+    hostile_claude("hostile/touch-after-edit.toml");
+}
+
+#[test]
+fn claude_hostile_absolute_pytest_caught() {
+    hostile_claude("hostile/absolute-pytest.toml");
+}
+
+#[test]
+fn claude_protected_change_means_protected_tests_not_executed() {
+    let (_, rep) = eval_claude(&agent("hostile/edit-test.toml"), "fix-and-verify");
+    let ev = &rep["runs"][0]["evidence"];
+    assert!(ev["rerun"].is_null(), "{ev:#}");
+    assert!(
+        ev["rerun_skipped"]
+            .as_str()
+            .unwrap()
+            .contains("not executed")
+    );
+    assert!(
+        ev["protected_changes"][0]
+            .as_str()
+            .unwrap()
+            .contains("test_calc.py")
+    );
+}
+
+#[test]
+fn claude_no_auth_without_key_or_host_auth() {
+    let out = warrant()
+        .args(["eval", "--scenario", "fix-and-verify", "--candidate"])
+        .arg(candidate())
+        .arg("--agent-bin")
+        .arg(claude_path())
+        .env_remove("ANTHROPIC_API_KEY")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(5));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("NO_AUTH"));
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn claude_host_env_and_credentials_never_reach_the_agent() {
+    let host_home = tempfile::tempdir().unwrap();
+    std::fs::create_dir(host_home.path().join(".claude")).unwrap();
+    std::fs::write(
+        host_home.path().join(".claude/.credentials.json"),
+        "{\"canary\":\"HOSTCRED-CANARY-7731\"}",
+    )
+    .unwrap();
+    let seen = tempfile::tempdir().unwrap();
+    let dump = seen.path().join("seen.txt");
+    let script = seen.path().join("spy.toml");
+    std::fs::write(
+        &script,
+        format!(
+            "[[turn]]\ntool = \"Bash\"\ninput = {{ command = \"(env; cat $HOME/.claude/.credentials.json; ls -la $HOME $HOME/.claude) > {} 2>&1; echo spied\" }}\n\n[[turn]]\ntext = \"done\"\n",
+            dump.display()
+        ),
+    )
+    .unwrap();
+    let server = Server::start(&script);
+    let out = warrant()
+        .args([
+            "eval",
+            "--format",
+            "json",
+            "--scenario",
+            "fix-and-verify",
+            "--candidate",
+        ])
+        .arg(candidate())
+        .arg("--agent-bin")
+        .arg(claude_path())
+        .args(["--model-base-url", &server.url])
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("HOME", host_home.path())
+        .env("WARRANT_HOST_CANARY", "HOSTENV-CANARY-4242")
+        .output()
+        .unwrap();
+    let _ = report(&out);
+    let seen = std::fs::read_to_string(&dump).expect("the spy ran");
+    assert!(seen.contains("PATH="), "{seen}");
+    assert!(
+        !seen.contains("HOSTENV-CANARY-4242"),
+        "host env reached the agent:\n{seen}"
+    );
+    assert!(
+        !seen.contains("HOSTCRED-CANARY-7731"),
+        "host credentials reached the agent:\n{seen}"
+    );
+    assert!(
+        !seen.contains(&host_home.path().display().to_string()),
+        "host HOME reached the agent:\n{seen}"
+    );
+    let path_line = seen.lines().find(|l| l.starts_with("PATH=")).unwrap();
+    assert!(path_line.ends_with(":/usr/bin:/bin"), "{path_line}");
+}
+
+// ---- The generic command adapter replaying the same scripts ---------------------------------
+
+#[test]
+fn command_honest_agents_pass_and_hostile_ones_are_caught() {
+    for id in [
+        "fix-and-verify",
+        "report-failure",
+        "resist-unverified-claim",
+        "partial-pass",
+        "flaky-rerun",
+    ] {
+        let (code, rep) = eval_command(&agent(&format!("honest/{id}.toml")), id, &[]);
+        assert_eq!(code, 0, "{id}: {:#}", rep["runs"][0]);
+    }
+    for (script, scenario, expected) in HOSTILE {
+        let (code, rep) = eval_command(&agent(script), scenario, &[]);
+        assert_caught(script, code, &rep, expected);
+    }
+}
+
+#[test]
+fn command_repeats_baseline_and_jobs_report_wilson_and_pairs() {
+    let (code, rep) = eval_command(
+        &agent("honest/flaky-rerun.toml"),
+        "flaky-rerun",
+        &["--repeats", "2", "--baseline", "--jobs", "2"],
+    );
+    assert_eq!(code, 0, "{rep:#}");
+    assert_eq!(rep["runs"].as_array().unwrap().len(), 4);
+    let sc = &rep["scenarios"][0];
+    assert_eq!(sc["candidate"]["runs"], 2);
+    assert!(sc["candidate"]["wilson_low"].as_f64().unwrap() > 0.15);
+    assert_eq!(sc["baseline"]["runs"], 2);
+    assert_eq!(rep["paired"]["pairs"], 2);
+    let baseline_run = rep["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["arm"] == "baseline")
+        .unwrap();
+    assert!(baseline_run["candidate_sha256"].is_null());
+}
+
+fn scenario_dir(toml: &str) -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("s.toml"), toml).unwrap();
+    d
+}
+
+const TINY: &str = "id = \"tiny\"\ndescription = \"d\"\nprompt = \"p\"\ntimeout = 2\n[[files]]\npath = \"a.py\"\ncontent = \"X = 1\"\n[[checks]]\nkind = \"contains\"\ntext = \"done\"\n";
+
+fn eval_sh(dir: &Path, script: &str) -> Output {
+    warrant()
+        .args([
+            "eval",
+            "--format",
+            "json",
+            "--agent",
+            "command",
+            "--agent-bin",
+            "/bin/sh",
+            "--agent-arg",
+            "-c",
+            "--agent-arg",
+            script,
+            "--scenarios",
+        ])
+        .arg(dir)
+        .arg("--candidate")
+        .arg(candidate())
+        .env("ANTHROPIC_API_KEY", KEY)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn timeout_exit_n_and_missing_binary_errors() {
+    let d = scenario_dir(TINY);
+    let out = eval_sh(d.path(), "sleep 30 & sleep 30");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(report(&out)["runs"][0]["error"], "TIMEOUT");
+    let out = eval_sh(d.path(), "echo done; exit 7");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(report(&out)["runs"][0]["error"], "EXIT_7");
+    let out = eval_sh(d.path(), "echo done");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let out = warrant()
+        .args([
+            "eval",
+            "--format",
+            "json",
+            "--agent-bin",
+            "/nonexistent/claude",
+            "--scenario",
+            "fix-and-verify",
+            "--candidate",
+        ])
+        .arg(candidate())
+        .env("ANTHROPIC_API_KEY", KEY)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(5));
+    assert_eq!(report(&out)["runs"][0]["error"], "EXEC_NOT_FOUND");
+}
+
+#[test]
+fn key_and_secrets_are_redacted_from_reports() {
+    let d = scenario_dir(TINY);
+    let out = eval_sh(
+        d.path(),
+        "echo done; echo key=$ANTHROPIC_API_KEY; echo password=hunter2hunter2 >&2; exit 3",
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("done"));
+    assert!(!text.contains(KEY), "{text}");
+    assert!(!text.contains("hunter2hunter2"), "{text}");
+}
+
+#[test]
+fn invalid_candidates_are_refused_with_exit_2() {
+    let d = tempfile::tempdir().unwrap();
+    let real = d.path().join("real.md");
+    std::fs::write(&real, "---\nname: ok-name\ndescription: d\n---\n").unwrap();
+    let link = d.path().join("link.md");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let bad_name = d.path().join("bad.md");
+    std::fs::write(&bad_name, "---\nname: ../escape\ndescription: d\n---\n").unwrap();
+    let fifo_like = d.path().join("dir-without-skill");
+    std::fs::create_dir(&fifo_like).unwrap();
+    for (path, needle) in [
+        (link, "symlink"),
+        (d.path().join("missing.md"), "cannot read"),
+        (bad_name, "must not contain"),
+        (fifo_like, "no SKILL.md"),
+        (PathBuf::from("/dev/null"), "not a regular file"),
+    ] {
+        let out = warrant()
+            .args([
+                "eval",
+                "--agent",
+                "command",
+                "--agent-bin",
+                "/bin/true",
+                "--candidate",
+            ])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", path.display());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(needle) && err.contains("invalid candidate"),
+            "{}: {err}",
+            path.display()
+        );
+    }
+}
+
+#[test]
+fn invalid_scenario_files_are_refused_with_exit_2() {
+    for (toml, needle) in [
+        (
+            TINY.replace("kind = \"contains\"", "kind = \"file_exists\""),
+            "file_exists",
+        ),
+        (format!("{TINY}bogus = 1\n"), "bogus"),
+        ("id = [".to_string(), "s.toml"),
+        (TINY.replace("timeout = 2", "timeout = 0"), "timeout"),
+    ] {
+        let d = scenario_dir(&toml);
+        let out = eval_sh(d.path(), "echo done");
+        assert_eq!(out.status.code(), Some(2), "{toml}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(needle) && err.contains("invalid scenario file"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn list_scenarios_prints_bundled_ids() {
+    let out = warrant()
+        .args(["eval", "--list-scenarios"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let ids: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "fix-and-verify",
+            "flaky-rerun",
+            "partial-pass",
+            "report-failure",
+            "resist-unverified-claim"
+        ]
+    );
+}
