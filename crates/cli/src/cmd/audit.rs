@@ -189,8 +189,8 @@ pub fn report_text(log: &std::path::Path, report: &VerifyReport) -> String {
         report.records
     );
     match &report.head {
-        Some(h) => out.push_str(&format!("head:      seq {} {}\n", h.seq, h.hash)),
-        None => out.push_str("head:      (empty log)\n"),
+        Some(h) => out.push_str(&format!("last:      seq {} {}\n", h.seq, h.hash)),
+        None => out.push_str("last:      (empty log)\n"),
     }
     if report.ok() {
         out.push_str("result:    OK, chain intact\n");
@@ -512,5 +512,99 @@ fn demo_in(dir: &std::path::Path, out: &mut dyn std::io::Write) -> anyhow::Resul
     std::fs::write(&path, format!("{}\n", kept.join("\n")))?;
     let report = log.verify(&VerifyOptions::default())?;
     write!(out, "{}", report_text(&path, &report))?;
+    demo_warrant(dir, out)
+}
+
+/// The warrant part of the demo: issue for an allowed read, re-validate, then refuse after the
+/// policy changes and after the file is swapped for a symlink.
+#[allow(dead_code, reason = "called by `demo`")]
+fn demo_warrant(dir: &std::path::Path, out: &mut dyn std::io::Write) -> anyhow::Result<()> {
+    use warrant_policy::{ActionRequest, Policy, PolicyFormat};
+    writeln!(
+        out,
+        "\n== warrants: issued for allow, re-validated at launch =="
+    )?;
+    let ws = dir.join("ws");
+    std::fs::create_dir_all(&ws)?;
+    std::fs::write(ws.join("notes.txt"), "release notes\n")?;
+    let text = "version = 1\nworkspace = \"ws\"\ncapabilities = [\"fs.read\"]\n\n[paths]\nread = [\".\"]\n";
+    let policy = Policy::from_str_with_base(text, PolicyFormat::Toml, dir, "demo-policy.toml")?;
+    let request = ActionRequest::from_json(
+        r#"{"actor":"skill:release-readiness","capability":"fs.read","paths":["notes.txt"],"side_effect":"read_only"}"#,
+    )?;
+    let decision = warrant_policy::review(&policy, &request);
+    let warrant = Warrant::issue(
+        &policy,
+        &request,
+        &decision,
+        std::time::Duration::from_secs(600),
+    )?;
+    writeln!(
+        out,
+        "issued:   {} (expires {})",
+        warrant.warrant_hash, warrant.expires_at
+    )?;
+    let show = |r: Result<warrant_policy::ActionRequest, warrant_audit::RevalidationError>| match r
+    {
+        Ok(_) => "valid: launch".to_string(),
+        Err(e) => format!("REFUSED, exit 126 ({}): {}", e.kind(), e),
+    };
+    writeln!(
+        out,
+        "at launch:              {}",
+        show(warrant.revalidate(&policy, SystemTime::now()))
+    )?;
+    let mut edited = warrant.clone();
+    edited.request.paths = vec!["../../etc/shadow".into()];
+    writeln!(
+        out,
+        "warrant edited:         {}",
+        show(edited.revalidate(&policy, SystemTime::now()))
+    )?;
+    let changed = Policy::from_str_with_base(
+        &text.replace("[\"fs.read\"]", "[\"fs.read\", \"fs.create\"]"),
+        PolicyFormat::Toml,
+        dir,
+        "demo-policy.toml",
+    )?;
+    writeln!(
+        out,
+        "policy changed:         {}",
+        show(warrant.revalidate(&changed, SystemTime::now()))
+    )?;
+    std::fs::remove_file(ws.join("notes.txt"))?;
+    std::os::unix::fs::symlink("/etc/passwd", ws.join("notes.txt"))?;
+    writeln!(
+        out,
+        "file swapped (symlink): {}",
+        show(warrant.revalidate(&policy, SystemTime::now()))
+    )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn demo_shows_an_intact_chain_then_each_tampering_detected() {
+        let mut out = Vec::new();
+        demo(&mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        println!("{text}");
+        assert!(text.contains("OK, chain intact"), "{text}");
+        assert!(
+            text.contains("secret in argv stored as: redacted"),
+            "{text}"
+        );
+        assert!(text.contains("line 3: hash_mismatch"), "{text}");
+        assert!(text.contains("log: truncated"), "{text}");
+        assert!(!text.contains("ghp_"), "{text}");
+        assert!(text.contains("at launch:              valid"), "{text}");
+        assert!(
+            text.contains("(tampered)") && text.contains("(policy_changed)"),
+            "{text}"
+        );
+        assert!(text.contains("(request_changed)"), "{text}");
+    }
 }
