@@ -75,13 +75,14 @@ fn family(name: &str) -> String {
     }
 }
 
-const SHELLS: &[&str] = &[
+/// Shells: any `-c`/`-s` flag (or none and no script) runs text as code.
+pub const SHELLS: &[&str] = &[
     "sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "csh", "tcsh", "ash", "busybox", "rbash",
     "yash",
 ];
 
 /// Interpreters and the flags with which they run code given on the command line or stdin.
-const CODE_FLAGS: &[(&str, &[&str])] = &[
+pub const CODE_FLAGS: &[(&str, &[&str])] = &[
     ("python", &["-c", "-"]),
     ("pypy", &["-c", "-"]),
     (
@@ -137,7 +138,7 @@ const CODE_FLAGS: &[(&str, &[&str])] = &[
 ];
 
 /// Programs that run another program given in their arguments.
-const WRAPPERS: &[&str] = &[
+pub const WRAPPERS: &[&str] = &[
     "env",
     "xargs",
     "timeout",
@@ -190,13 +191,13 @@ const WRAPPERS: &[&str] = &[
 ];
 
 /// Tools that reach the network on their own; use `net.fetch` through the egress proxy instead.
-const NETWORK_TOOLS: &[&str] = &[
+pub const NETWORK_TOOLS: &[&str] = &[
     "curl", "wget", "nc", "ncat", "netcat", "socat", "telnet", "ftp", "sftp", "scp", "ssh",
     "rsync", "aria2c", "http", "https", "xh", "lftp", "dig", "nslookup", "host", "ping",
 ];
 
 /// Executables that destroy data whatever their arguments.
-const DESTRUCTIVE: &[&str] = &[
+pub const DESTRUCTIVE: &[&str] = &[
     "rm", "rmdir", "dd", "shred", "wipefs", "fdisk", "sfdisk", "parted", "mkswap", "truncate",
     "srm", "unlink", "shutdown", "reboot", "halt", "poweroff", "kill", "pkill", "killall",
     "userdel", "deluser",

@@ -173,7 +173,11 @@ pub fn normalize_url(input: &str) -> Result<NormalizedUrl, OriginError> {
             (domain.to_owned(), class)
         }
         Some(Host::Ipv4(ip)) => (ip.to_string(), classify_v4(ip)),
-        Some(Host::Ipv6(ip)) => (format!("[{ip}]"), classify_v6(ip)),
+        Some(Host::Ipv6(ip)) => (
+            url.host_str()
+                .map_or_else(|| format!("[{ip}]"), str::to_owned),
+            classify_v6(ip),
+        ),
     };
     if let Some(Host::Domain(domain)) = url.host()
         && domain.ends_with('.')
