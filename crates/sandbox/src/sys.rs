@@ -1,0 +1,605 @@
+//! Thin wrappers over the Linux system calls the boundary needs. All of the crate's `unsafe` lives
+//! here; each block states why it is sound. Every wrapper returns `io::Result` and never panics.
+#![allow(unsafe_code)]
+
+use std::ffi::{CStr, CString};
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+
+fn check(ret: libc::c_long) -> io::Result<libc::c_long> {
+    if ret < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(ret)
+    }
+}
+
+fn check_int(ret: libc::c_int) -> io::Result<libc::c_int> {
+    if ret < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(ret)
+    }
+}
+
+fn owned(fd: libc::c_long) -> OwnedFd {
+    // SAFETY: `fd` was just returned by the kernel as a new descriptor that nothing else owns.
+    unsafe { OwnedFd::from_raw_fd(fd as RawFd) }
+}
+
+/// `struct open_how` for openat2(2).
+#[repr(C)]
+struct OpenHow {
+    flags: u64,
+    mode: u64,
+    resolve: u64,
+}
+
+const RESOLVE_NO_MAGICLINKS: u64 = 0x02;
+const RESOLVE_NO_SYMLINKS: u64 = 0x04;
+
+/// Opens `path` as an `O_PATH` descriptor without following any symlink in any component
+/// (openat2 `RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS`, plus `O_NOFOLLOW`).
+pub fn open_path_strict(path: &CStr) -> io::Result<OwnedFd> {
+    let how = OpenHow {
+        flags: (libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC) as u64,
+        mode: 0,
+        resolve: RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+    };
+    // SAFETY: `path` is a valid NUL-terminated string and `how` a valid open_how of the size passed.
+    let fd = unsafe {
+        libc::syscall(
+            libc::SYS_openat2,
+            libc::AT_FDCWD,
+            path.as_ptr(),
+            &how as *const OpenHow,
+            std::mem::size_of::<OpenHow>(),
+        )
+    };
+    check(fd).map(owned)
+}
+
+/// fstat(2) on a descriptor: (st_mode, st_uid, st_gid).
+pub fn fstat(fd: &OwnedFd) -> io::Result<(u32, u32, u32)> {
+    let mut st = std::mem::MaybeUninit::<libc::stat>::zeroed();
+    // SAFETY: `st` is a writable stat buffer; fstat works on O_PATH descriptors.
+    let r = unsafe { libc::fstat(fd.as_raw_fd(), st.as_mut_ptr()) };
+    check_int(r)?;
+    // SAFETY: fstat succeeded, so the buffer is initialized.
+    let st = unsafe { st.assume_init() };
+    Ok((st.st_mode, st.st_uid, st.st_gid))
+}
+
+const OPEN_TREE_CLONE: libc::c_uint = 1;
+const OPEN_TREE_CLOEXEC: libc::c_uint = libc::O_CLOEXEC as libc::c_uint;
+const AT_RECURSIVE: libc::c_uint = 0x8000;
+const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 0x4;
+
+/// Mount attribute: read-only.
+pub const MOUNT_ATTR_RDONLY: u64 = 0x1;
+/// Mount attribute: no set-uid.
+pub const MOUNT_ATTR_NOSUID: u64 = 0x2;
+/// Mount attribute: no device files.
+pub const MOUNT_ATTR_NODEV: u64 = 0x4;
+/// Mount attribute: idmapped.
+pub const MOUNT_ATTR_IDMAP: u64 = 0x0010_0000;
+
+/// open_tree(2) with `OPEN_TREE_CLONE | AT_RECURSIVE` on a descriptor: a detached copy of the
+/// mount tree at `fd`, ready to be configured and moved into another namespace.
+pub fn open_tree_clone(fd: &OwnedFd) -> io::Result<OwnedFd> {
+    let flags =
+        OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | libc::AT_EMPTY_PATH as libc::c_uint;
+    // SAFETY: "" is a valid C string; `fd` is an open descriptor; flags are documented ones.
+    let r = unsafe { libc::syscall(libc::SYS_open_tree, fd.as_raw_fd(), c"".as_ptr(), flags) };
+    check(r).map(owned)
+}
+
+#[repr(C)]
+struct MountAttr {
+    attr_set: u64,
+    attr_clr: u64,
+    propagation: u64,
+    userns_fd: u64,
+}
+
+/// mount_setattr(2) on a detached or attached tree (recursively).
+pub fn mount_setattr(fd: &OwnedFd, set: u64, userns: Option<&OwnedFd>) -> io::Result<()> {
+    let attr = MountAttr {
+        attr_set: set,
+        attr_clr: 0,
+        propagation: libc::MS_PRIVATE,
+        userns_fd: userns.map(|u| u.as_raw_fd() as u64).unwrap_or(0),
+    };
+    let flags = libc::AT_EMPTY_PATH as libc::c_uint | AT_RECURSIVE;
+    // SAFETY: `attr` is a valid mount_attr of the size passed; "" is a valid C string.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_mount_setattr,
+            fd.as_raw_fd(),
+            c"".as_ptr(),
+            flags,
+            &attr as *const MountAttr,
+            std::mem::size_of::<MountAttr>(),
+        )
+    };
+    check(r).map(|_| ())
+}
+
+/// move_mount(2): attaches the detached tree `fd` at `target`.
+pub fn move_mount_to(fd: RawFd, target: &CStr) -> io::Result<()> {
+    // SAFETY: both strings are valid C strings; `fd` is a descriptor owned by the caller.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_move_mount,
+            fd,
+            c"".as_ptr(),
+            libc::AT_FDCWD,
+            target.as_ptr(),
+            MOVE_MOUNT_F_EMPTY_PATH,
+        )
+    };
+    check(r).map(|_| ())
+}
+
+/// mount(2).
+pub fn mount(
+    source: Option<&CStr>,
+    target: &CStr,
+    fstype: Option<&CStr>,
+    flags: libc::c_ulong,
+    data: Option<&CStr>,
+) -> io::Result<()> {
+    let p = |s: Option<&CStr>| s.map(|c| c.as_ptr()).unwrap_or(std::ptr::null());
+    // SAFETY: every pointer is either null or a valid NUL-terminated string for the call's duration.
+    let r = unsafe { libc::mount(p(source), target.as_ptr(), p(fstype), flags, p(data).cast()) };
+    check_int(r).map(|_| ())
+}
+
+/// pivot_root(2).
+pub fn pivot_root(new_root: &CStr, put_old: &CStr) -> io::Result<()> {
+    // SAFETY: both are valid C strings.
+    let r = unsafe { libc::syscall(libc::SYS_pivot_root, new_root.as_ptr(), put_old.as_ptr()) };
+    check(r).map(|_| ())
+}
+
+/// umount2(2) with `MNT_DETACH`.
+pub fn umount_detach(target: &CStr) -> io::Result<()> {
+    // SAFETY: `target` is a valid C string.
+    let r = unsafe { libc::umount2(target.as_ptr(), libc::MNT_DETACH) };
+    check_int(r).map(|_| ())
+}
+
+/// clone(2) with `flags | SIGCHLD` and no new stack: fork semantics, in new namespaces.
+/// Returns 0 in the child and the child's pid in the parent. The caller must be single-threaded.
+pub fn clone_fork(flags: libc::c_int) -> io::Result<libc::pid_t> {
+    let f = (flags | libc::SIGCHLD) as libc::c_ulong;
+    // SAFETY: with a null stack clone(2) behaves like fork(2): the child continues on a copy of
+    // the caller's stack. The caller is single-threaded (documented requirement), so no lock can
+    // be held by another thread in the child.
+    let r = unsafe { libc::syscall(libc::SYS_clone, f, 0usize, 0usize, 0usize, 0usize) };
+    check(r).map(|p| p as libc::pid_t)
+}
+
+/// fork(2). The caller must be single-threaded.
+pub fn fork() -> io::Result<libc::pid_t> {
+    // SAFETY: the caller is single-threaded (documented requirement).
+    let r = unsafe { libc::fork() };
+    check_int(r)
+}
+
+/// unshare(2).
+pub fn unshare(flags: libc::c_int) -> io::Result<()> {
+    // SAFETY: unshare takes a plain flag word.
+    let r = unsafe { libc::unshare(flags) };
+    check_int(r).map(|_| ())
+}
+
+/// _exit(2): ends the process at once, without running destructors or atexit handlers.
+pub fn exit_now(code: i32) -> ! {
+    // SAFETY: _exit never returns and is async-signal-safe.
+    unsafe { libc::_exit(code) }
+}
+
+fn prctl(op: libc::c_int, a: libc::c_ulong, b: libc::c_ulong) -> io::Result<libc::c_int> {
+    // SAFETY: the prctl operations used here take integer arguments only.
+    let r = unsafe { libc::prctl(op, a, b, 0 as libc::c_ulong, 0 as libc::c_ulong) };
+    check_int(r)
+}
+
+/// PR_SET_PDEATHSIG.
+pub fn set_parent_death_signal(sig: libc::c_int) -> io::Result<()> {
+    prctl(libc::PR_SET_PDEATHSIG, sig as libc::c_ulong, 0).map(|_| ())
+}
+
+/// PR_SET_NO_NEW_PRIVS = 1.
+pub fn set_no_new_privs() -> io::Result<()> {
+    prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0).map(|_| ())
+}
+
+/// PR_GET_NO_NEW_PRIVS.
+pub fn no_new_privs() -> io::Result<bool> {
+    prctl(libc::PR_GET_NO_NEW_PRIVS, 0, 0).map(|v| v == 1)
+}
+
+/// The highest capability number the kernel knows.
+pub fn last_cap() -> u32 {
+    std::fs::read_to_string("/proc/sys/kernel/cap_last_cap")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(40)
+}
+
+/// Drops every capability from the bounding set (needs CAP_SETPCAP).
+pub fn drop_bounding_set(last: u32) -> io::Result<()> {
+    for cap in 0..=last {
+        match prctl(libc::PR_CAPBSET_DROP, cap as libc::c_ulong, 0) {
+            Ok(_) => {}
+            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// Whether any capability is left in the bounding set.
+pub fn bounding_set_empty(last: u32) -> io::Result<bool> {
+    for cap in 0..=last {
+        if prctl(libc::PR_CAPBSET_READ, cap as libc::c_ulong, 0)? == 1 {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// Clears the ambient set.
+pub fn clear_ambient() -> io::Result<()> {
+    prctl(
+        libc::PR_CAP_AMBIENT,
+        libc::PR_CAP_AMBIENT_CLEAR_ALL as libc::c_ulong,
+        0,
+    )
+    .map(|_| ())
+}
+
+/// Whether the ambient set is empty.
+pub fn ambient_empty(last: u32) -> io::Result<bool> {
+    for cap in 0..=last {
+        match prctl(
+            libc::PR_CAP_AMBIENT,
+            libc::PR_CAP_AMBIENT_IS_SET as libc::c_ulong,
+            cap as libc::c_ulong,
+        ) {
+            Ok(1) => return Ok(false),
+            Ok(_) => {}
+            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(true)
+}
+
+#[repr(C)]
+struct CapHeader {
+    version: u32,
+    pid: libc::c_int,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct CapData {
+    effective: u32,
+    permitted: u32,
+    inheritable: u32,
+}
+
+const CAP_V3: u32 = 0x2008_0522;
+
+/// Clears the effective, permitted and inheritable sets.
+pub fn clear_capabilities() -> io::Result<()> {
+    let mut h = CapHeader {
+        version: CAP_V3,
+        pid: 0,
+    };
+    let d = [CapData::default(); 2];
+    // SAFETY: header and a two-element data array, as capset(2) requires for version 3.
+    let r = unsafe { libc::syscall(libc::SYS_capset, &mut h as *mut CapHeader, d.as_ptr()) };
+    check(r).map(|_| ())
+}
+
+/// Whether the effective, permitted and inheritable sets are all empty.
+pub fn capabilities_empty() -> io::Result<bool> {
+    let mut h = CapHeader {
+        version: CAP_V3,
+        pid: 0,
+    };
+    let mut d = [CapData::default(); 2];
+    // SAFETY: header and a writable two-element data array, as capget(2) requires for version 3.
+    let r = unsafe { libc::syscall(libc::SYS_capget, &mut h as *mut CapHeader, d.as_mut_ptr()) };
+    check(r)?;
+    Ok(d.iter()
+        .all(|c| c.effective == 0 && c.permitted == 0 && c.inheritable == 0))
+}
+
+/// setresuid(2) and setresgid(2) to one id each, and clears supplementary groups first.
+pub fn become_user(uid: u32, gid: u32) -> io::Result<()> {
+    // SAFETY: setgroups with size 0 ignores the pointer.
+    check_int(unsafe { libc::setgroups(0, std::ptr::null()) })?;
+    // SAFETY: integer arguments only.
+    check_int(unsafe { libc::setresgid(gid, gid, gid) })?;
+    // SAFETY: integer arguments only.
+    check_int(unsafe { libc::setresuid(uid, uid, uid) })?;
+    Ok(())
+}
+
+/// (ruid, euid, suid, rgid, egid, sgid, number of supplementary groups).
+pub fn ids() -> io::Result<([u32; 6], usize)> {
+    let (mut a, mut b, mut c, mut d, mut e, mut f) = (0, 0, 0, 0, 0, 0);
+    // SAFETY: valid pointers to local u32s.
+    check_int(unsafe { libc::getresuid(&mut a, &mut b, &mut c) })?;
+    // SAFETY: valid pointers to local u32s.
+    check_int(unsafe { libc::getresgid(&mut d, &mut e, &mut f) })?;
+    // SAFETY: size 0 asks for the count only; the pointer is not used.
+    let n = check_int(unsafe { libc::getgroups(0, std::ptr::null_mut()) })?;
+    Ok(([a, b, c, d, e, f], n as usize))
+}
+
+/// setsid(2).
+pub fn setsid() -> io::Result<()> {
+    // SAFETY: no arguments.
+    check_int(unsafe { libc::setsid() }).map(|_| ())
+}
+
+/// sethostname(2).
+pub fn sethostname(name: &str) -> io::Result<()> {
+    // SAFETY: pointer and length of a live byte slice.
+    check_int(unsafe { libc::sethostname(name.as_ptr().cast(), name.len()) }).map(|_| ())
+}
+
+/// setrlimit(2) with soft = hard = `value`.
+pub fn set_rlimit(resource: libc::__rlimit_resource_t, value: u64) -> io::Result<()> {
+    let lim = libc::rlimit {
+        rlim_cur: value,
+        rlim_max: value,
+    };
+    // SAFETY: `lim` is a valid rlimit.
+    check_int(unsafe { libc::setrlimit(resource, &lim) }).map(|_| ())
+}
+
+/// A close-on-exec pipe: (read end, write end).
+pub fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0; 2];
+    // SAFETY: `fds` is a writable array of two ints.
+    check_int(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) })?;
+    Ok((owned(fds[0] as libc::c_long), owned(fds[1] as libc::c_long)))
+}
+
+/// dup2(2) (the new descriptor is not close-on-exec).
+pub fn dup2(from: RawFd, to: RawFd) -> io::Result<()> {
+    // SAFETY: integer arguments only; `to` is replaced atomically.
+    check_int(unsafe { libc::dup2(from, to) }).map(|_| ())
+}
+
+/// Marks every descriptor from `first` up close-on-exec (close_range `CLOSE_RANGE_CLOEXEC`).
+pub fn cloexec_from(first: u32) -> io::Result<()> {
+    const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
+    // SAFETY: integer arguments only.
+    let r = unsafe { libc::syscall(libc::SYS_close_range, first, u32::MAX, CLOSE_RANGE_CLOEXEC) };
+    check(r).map(|_| ())
+}
+
+/// Sets or clears O_NONBLOCK.
+pub fn set_nonblocking(fd: RawFd) -> io::Result<()> {
+    // SAFETY: integer arguments only.
+    let flags = check_int(unsafe { libc::fcntl(fd, libc::F_GETFL) })?;
+    // SAFETY: integer arguments only.
+    check_int(unsafe { libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) }).map(|_| ())
+}
+
+/// pidfd_open(2).
+pub fn pidfd_open(pid: libc::pid_t) -> io::Result<OwnedFd> {
+    // SAFETY: integer arguments only.
+    let r = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    check(r).map(owned)
+}
+
+/// poll(2) on (fd, events) pairs; returns revents per entry.
+pub fn poll(fds: &[(RawFd, i16)], timeout_ms: i32) -> io::Result<Vec<i16>> {
+    let mut p: Vec<libc::pollfd> = fds
+        .iter()
+        .map(|&(fd, events)| libc::pollfd {
+            fd,
+            events,
+            revents: 0,
+        })
+        .collect();
+    // SAFETY: `p` is a valid array of pollfd of the length passed.
+    let r = unsafe { libc::poll(p.as_mut_ptr(), p.len() as libc::nfds_t, timeout_ms) };
+    match check_int(r) {
+        Ok(_) => Ok(p.iter().map(|x| x.revents).collect()),
+        Err(e) if e.kind() == io::ErrorKind::Interrupted => Ok(vec![0; fds.len()]),
+        Err(e) => Err(e),
+    }
+}
+
+/// kill(2); a vanished process is not an error.
+pub fn kill(pid: libc::pid_t, sig: libc::c_int) {
+    // SAFETY: integer arguments only; the result is deliberately ignored (ESRCH is fine).
+    let _ = unsafe { libc::kill(pid, sig) };
+}
+
+/// waitpid(2); `Ok(None)` when nothing changed (with `WNOHANG`).
+pub fn waitpid(pid: libc::pid_t, flags: libc::c_int) -> io::Result<Option<(libc::pid_t, i32)>> {
+    let mut status = 0;
+    loop {
+        // SAFETY: `status` is a valid out pointer.
+        let r = unsafe { libc::waitpid(pid, &mut status, flags) };
+        if r < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        return Ok(if r == 0 { None } else { Some((r, status)) });
+    }
+}
+
+/// execve(2); returns only on failure, with the errno.
+pub fn execve(path: &CStr, argv: &[CString], envp: &[CString]) -> i32 {
+    let mut a: Vec<*const libc::c_char> = argv.iter().map(|s| s.as_ptr()).collect();
+    a.push(std::ptr::null());
+    let mut e: Vec<*const libc::c_char> = envp.iter().map(|s| s.as_ptr()).collect();
+    e.push(std::ptr::null());
+    // SAFETY: NULL-terminated arrays of valid C strings that outlive the call.
+    unsafe { libc::execve(path.as_ptr(), a.as_ptr(), e.as_ptr()) };
+    io::Error::last_os_error()
+        .raw_os_error()
+        .unwrap_or(libc::ENOENT)
+}
+
+/// A user namespace whose maps are `uid_map`/`gid_map` (lines `inside outside count`), for idmapped
+/// mounts. Returns a descriptor to `/proc/PID/ns/user`; the helper process is gone on return.
+pub fn make_userns(uid_map: &str, gid_map: &str) -> io::Result<OwnedFd> {
+    let (go_r, go_w) = pipe()?;
+    let (ready_r, ready_w) = pipe()?;
+    let pid = fork()?;
+    if pid == 0 {
+        drop(go_w);
+        drop(ready_r);
+        let ok = unshare(libc::CLONE_NEWUSER).is_ok();
+        let _ = write_all(ready_w.as_raw_fd(), if ok { b"1" } else { b"0" });
+        let mut b = [0u8; 1];
+        let _ = read_some(go_r.as_raw_fd(), &mut b);
+        exit_now(0);
+    }
+    drop(go_r);
+    drop(ready_w);
+    let mut b = [0u8; 1];
+    let result = (|| {
+        let n = read_some(ready_r.as_raw_fd(), &mut b)?;
+        if n != 1 || b[0] != b'1' {
+            return Err(io::Error::other("helper could not create a user namespace"));
+        }
+        std::fs::write(format!("/proc/{pid}/uid_map"), uid_map)?;
+        std::fs::write(format!("/proc/{pid}/gid_map"), gid_map)?;
+        let f = std::fs::File::open(format!("/proc/{pid}/ns/user"))?;
+        Ok(OwnedFd::from(f))
+    })();
+    drop(go_w);
+    let _ = waitpid(pid, 0);
+    result
+}
+
+/// read(2) once, retrying on EINTR.
+pub fn read_some(fd: RawFd, buf: &mut [u8]) -> io::Result<usize> {
+    loop {
+        // SAFETY: `buf` is a writable buffer of the length passed.
+        let r = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+        if r < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        return Ok(r as usize);
+    }
+}
+
+/// write(2) until all bytes are written, retrying on EINTR.
+pub fn write_all(fd: RawFd, mut buf: &[u8]) -> io::Result<()> {
+    while !buf.is_empty() {
+        // SAFETY: `buf` is a readable buffer of the length passed.
+        let r = unsafe { libc::write(fd, buf.as_ptr().cast(), buf.len()) };
+        if r < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        buf = &buf[r as usize..];
+    }
+    Ok(())
+}
+
+/// Tries socket(2) and closes the result: `Ok(())` if the kernel handed out a socket.
+pub fn try_socket(domain: libc::c_int, ty: libc::c_int, proto: libc::c_int) -> io::Result<()> {
+    // SAFETY: integer arguments only.
+    let fd = check_int(unsafe { libc::socket(domain, ty | libc::SOCK_CLOEXEC, proto) })?;
+    drop(owned(fd as libc::c_long));
+    Ok(())
+}
+
+/// The Landlock ABI version the kernel offers (0 when unavailable).
+pub fn landlock_abi() -> i64 {
+    const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
+    // SAFETY: a null attr with size 0 and the VERSION flag only queries the ABI.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<u8>(),
+            0usize,
+            LANDLOCK_CREATE_RULESET_VERSION,
+        )
+    };
+    r.max(0)
+}
+
+/// The current process id.
+pub fn getpid() -> libc::pid_t {
+    // SAFETY: no arguments.
+    unsafe { libc::getpid() }
+}
+
+/// close(2) on a raw descriptor (used in a forked child that never returns, so nothing else
+/// closes it again).
+pub fn close_raw(fd: RawFd) {
+    // SAFETY: the caller owns `fd` in this process and never uses it afterwards.
+    let _ = unsafe { libc::close(fd) };
+}
+
+/// The addresses of this host's interfaces (getifaddrs(3)), IPv4 and IPv6.
+pub fn host_addresses() -> Vec<std::net::IpAddr> {
+    let mut out = Vec::new();
+    let mut head: *mut libc::ifaddrs = std::ptr::null_mut();
+    // SAFETY: `head` is a valid out pointer; the list is freed below.
+    if unsafe { libc::getifaddrs(&mut head) } != 0 {
+        return out;
+    }
+    let mut cur = head;
+    while !cur.is_null() {
+        // SAFETY: `cur` is a node of the list getifaddrs returned, not yet freed.
+        let ifa = unsafe { &*cur };
+        if !ifa.ifa_addr.is_null() {
+            // SAFETY: ifa_addr points at a sockaddr whose family says which struct it is.
+            let family = unsafe { (*ifa.ifa_addr).sa_family } as libc::c_int;
+            if family == libc::AF_INET {
+                // SAFETY: family AF_INET means the address is a sockaddr_in.
+                let sin = unsafe { &*(ifa.ifa_addr as *const libc::sockaddr_in) };
+                out.push(std::net::IpAddr::V4(std::net::Ipv4Addr::from(
+                    u32::from_be(sin.sin_addr.s_addr),
+                )));
+            } else if family == libc::AF_INET6 {
+                // SAFETY: family AF_INET6 means the address is a sockaddr_in6.
+                let sin6 = unsafe { &*(ifa.ifa_addr as *const libc::sockaddr_in6) };
+                if sin6.sin6_scope_id == 0 {
+                    out.push(std::net::IpAddr::V6(std::net::Ipv6Addr::from(
+                        sin6.sin6_addr.s6_addr,
+                    )));
+                }
+            }
+        }
+        cur = ifa.ifa_next;
+    }
+    // SAFETY: `head` came from getifaddrs and is freed once.
+    unsafe { libc::freeifaddrs(head) };
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Tries to mount a tmpfs on `target` (the probe's `mount` check; only run behind its guard).
+pub fn mount_probe_tmpfs(target: &CStr) -> io::Result<()> {
+    mount(Some(c"none"), target, Some(c"tmpfs"), 0, None)
+}
