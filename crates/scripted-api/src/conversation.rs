@@ -78,6 +78,17 @@ pub fn content_text(content: &Value) -> String {
     }
 }
 
+/// The text of the conversation's first `user` message (the prompt, with whatever the agent put
+/// around it, such as Claude Code's `<system-reminder>` blocks).
+pub fn prompt(body: &Value) -> String {
+    messages(body)
+        .iter()
+        .find(|m| role(m) == Some("user"))
+        .and_then(|m| m.get("content"))
+        .map(content_text)
+        .unwrap_or_default()
+}
+
 /// Every `tool_result` block in the request's `messages`, in order.
 pub fn tool_results(body: &Value) -> Vec<ToolResult> {
     messages(body)
@@ -181,6 +192,25 @@ mod tests {
         assert_eq!(results.len(), 2);
         assert_eq!(results[1].tool_use_id, "b");
         assert_eq!(results[1].text, "3 passed");
+    }
+
+    #[test]
+    fn prompt_is_the_first_user_message_text() {
+        let body = json!({"messages": [
+            {"role": "user", "content": [{"type": "text", "text": "<system-reminder>r</system-reminder>"}, {"type": "text", "text": "Fix calc.py"}]},
+            {"role": "system", "content": "# Environment"},
+            {"role": "assistant", "content": "ok"},
+            {"role": "user", "content": "later"}
+        ]});
+        assert_eq!(
+            prompt(&body),
+            "<system-reminder>r</system-reminder>\nFix calc.py"
+        );
+        assert_eq!(
+            prompt(&json!({"messages": [{"role": "user", "content": "hi"}]})),
+            "hi"
+        );
+        assert_eq!(prompt(&json!({})), "");
     }
 
     #[test]

@@ -30,6 +30,9 @@
 //!   ([`RequestKind::Side`], title generation, topic detection, ...) and gets `side_text`. A
 //!   Claude Code subagent's request (system prompt marked `cc_is_subagent=true`) is
 //!   [`RequestKind::Subagent`] and gets `side_text` too, so it never replays the main script.
+//! - The script's `[[agent]]` whose `when_prompt_contains` occur in the conversation's first user
+//!   message plays that conversation (else the top-level turns), so one server can serve several
+//!   scenarios at once.
 //! - The step is the number of assistant turns already in `messages` (consecutive assistant
 //!   messages count once), and the turn is chosen by replaying the script over the tool results in
 //!   the conversation ([`Script::choose`]). The server keeps no per-conversation counter, so
@@ -62,7 +65,7 @@ use serde_json::{Value, json};
 
 pub use conversation::{RequestKind, ToolResult};
 pub use response::Reply;
-pub use script::{Choice, Script, ToolCall, Turn};
+pub use script::{Agent, Choice, Script, ToolCall, Turn};
 
 /// Largest request body the server reads (bigger bodies get 413).
 pub const MAX_BODY_BYTES: u64 = 64 * 1024 * 1024;
@@ -94,6 +97,14 @@ pub enum Error {
         turn: usize,
         /// What is wrong and what to do.
         message: String,
+    },
+    /// An error inside an `[[agent]]` of the script.
+    #[error("script agent {agent}: {source}")]
+    InAgent {
+        /// One-based agent number.
+        agent: usize,
+        /// The error.
+        source: Box<Error>,
     },
     /// A script-wide setting is invalid.
     #[error("invalid script: {0}")]
@@ -528,9 +539,11 @@ fn answer(state: &State, body: &Value, body_len: usize, n: u64) -> (RequestKind,
     }
     let results = conversation::steps(body);
     let step = results.len();
-    let content = match script.choose(&results) {
+    let prompt = conversation::prompt(body);
+    let (turns, end_text) = script.conversation_for(&prompt);
+    let content = match script.choose_for(&prompt, &results) {
         Choice::Turn(i) => {
-            let turn = &script.turns[i];
+            let turn = &turns[i];
             let mut content = Vec::new();
             if let Some(text) = &turn.text {
                 content.push(text_block(text));
@@ -545,7 +558,7 @@ fn answer(state: &State, body: &Value, body_len: usize, n: u64) -> (RequestKind,
             }
             content
         }
-        Choice::End => vec![text_block(script.end_text())],
+        Choice::End => vec![text_block(end_text)],
     };
     let reply = Reply::new(format!("msg_scripted_{step}"), model, content, input_tokens);
     (RequestKind::Main { step }, reply)

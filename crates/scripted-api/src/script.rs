@@ -44,9 +44,55 @@ pub struct Script {
     /// HTTP 529 `overloaded_error`, so tests can check that the agent's retries are harmless.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transient_errors: Option<u32>,
-    /// The turns, in order. TOML: `[[turn]]` tables; JSON: a `turns` (or `turn`) array.
+    /// The turns, in order. TOML: `[[turn]]` tables; JSON: a `turns` (or `turn`) array. Played
+    /// for a conversation that no [`Agent`] claims.
     #[serde(rename = "turn", alias = "turns", default)]
     pub turns: Vec<Turn>,
+    /// Agents picked by the conversation's prompt, so one server can play a different script per
+    /// scenario. TOML: `[[agent]]` tables with `[[agent.turn]]`; JSON: an `agents` (or `agent`)
+    /// array.
+    #[serde(
+        rename = "agent",
+        alias = "agents",
+        default,
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub agents: Vec<Agent>,
+}
+
+/// A scripted agent for the conversations whose prompt matches, inside a [`Script`].
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct Agent {
+    /// Play this agent when the conversation's first user message contains every one of these
+    /// strings (the first matching agent wins).
+    #[serde(deserialize_with = "one_or_many")]
+    pub when_prompt_contains: Vec<String>,
+    /// Final text once this agent's turns are exhausted (default: the script's `end_text`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_text: Option<String>,
+    /// The turns, in order (`[[agent.turn]]`).
+    #[serde(rename = "turn", alias = "turns", default)]
+    pub turns: Vec<Turn>,
+}
+
+impl Agent {
+    /// An agent playing `turns` for conversations whose prompt contains `needle`.
+    pub fn new(needle: impl Into<String>, turns: Vec<Turn>) -> Self {
+        Self {
+            when_prompt_contains: vec![needle.into()],
+            end_text: None,
+            turns,
+        }
+    }
+
+    /// Whether this agent claims a conversation with this prompt text.
+    pub fn matches(&self, prompt: &str) -> bool {
+        self.when_prompt_contains
+            .iter()
+            .all(|n| prompt.contains(n.as_str()))
+    }
 }
 
 /// One scripted assistant turn: an optional text, then zero or more tool calls.
@@ -236,6 +282,7 @@ impl Script {
             max_steps: None,
             transient_errors: None,
             turns,
+            agents: Vec::new(),
         }
     }
 
@@ -293,82 +340,24 @@ impl Script {
     /// objects, the `tool` shorthand and `calls` are not mixed, ids are unique and `goto` targets
     /// exist.
     pub fn validate(&self) -> Result<(), Error> {
-        let invalid = |turn: usize, message: String| Error::InvalidTurn { turn, message };
-        let mut ids: HashMap<&str, usize> = HashMap::new();
-        for (i, t) in self.turns.iter().enumerate() {
-            let n = i + 1;
-            if let Some(id) = &t.id {
-                if id.is_empty() {
-                    return Err(invalid(n, "`id` is empty; give the turn a label".into()));
-                }
-                if let Some(first) = ids.insert(id.as_str(), n) {
-                    return Err(invalid(
-                        n,
-                        format!("`id` `{id}` is already used by turn {first}; ids must be unique"),
-                    ));
-                }
-            }
-            if t.tool.is_some() && !t.calls.is_empty() {
-                return Err(invalid(
-                    n,
-                    "has both `tool` and `calls`; use `tool`/`input` for one call or `calls` for several"
+        validate_turns(&self.turns)?;
+        for (a, agent) in self.agents.iter().enumerate() {
+            let in_agent = |e: Error| Error::InAgent {
+                agent: a + 1,
+                source: Box::new(e),
+            };
+            if agent.when_prompt_contains.iter().all(|n| n.is_empty()) {
+                return Err(in_agent(Error::InvalidScript(
+                    "`when_prompt_contains` is empty; give a string the scenario's prompt contains"
                         .into(),
-                ));
+                )));
             }
-            if t.input.is_some() && t.tool.is_none() {
-                return Err(invalid(
-                    n,
-                    "has `input` without `tool`; add `tool = \"Bash\"` (or the tool's name)".into(),
-                ));
+            if agent.turns.is_empty() {
+                return Err(in_agent(Error::InvalidScript(
+                    "has no turns; add `[[agent.turn]]` tables".into(),
+                )));
             }
-            let calls = t.tool_calls();
-            if calls.is_empty() && t.text.is_none() {
-                return Err(invalid(
-                    n,
-                    "has neither tool calls nor `text`; add `tool`/`input`, `calls` or a final `text`"
-                        .into(),
-                ));
-            }
-            for (c, call) in calls.iter().enumerate() {
-                if call.tool.trim().is_empty() {
-                    return Err(invalid(
-                        n,
-                        format!("call {} has an empty `tool` name", c + 1),
-                    ));
-                }
-                if !call.input.is_object() {
-                    return Err(invalid(
-                        n,
-                        format!(
-                            "call {} (`{}`) has an `input` that is not an object; write e.g. `input = {{ command = \"ls\" }}`",
-                            c + 1,
-                            call.tool
-                        ),
-                    ));
-                }
-            }
-            if calls.is_empty() && t.goto.is_some() {
-                return Err(invalid(
-                    n,
-                    "is a final text but has `goto`; a final text ends the conversation".into(),
-                ));
-            }
-            if t.max_visits == Some(0) {
-                return Err(invalid(
-                    n,
-                    "`max_visits` is 0, so it never plays; remove the turn".into(),
-                ));
-            }
-        }
-        for (i, t) in self.turns.iter().enumerate() {
-            if let Some(target) = &t.goto
-                && !ids.contains_key(target.as_str())
-            {
-                return Err(invalid(
-                    i + 1,
-                    format!("`goto` names `{target}` but no turn has that `id`"),
-                ));
-            }
+            validate_turns(&agent.turns).map_err(in_agent)?;
         }
         if self.max_steps == Some(0) {
             return Err(Error::InvalidScript(
@@ -406,50 +395,151 @@ impl Script {
     /// turn after the last one played, or its `goto` target), the first turn whose conditions hold
     /// and whose `max_visits` is not used up is played; turns skipped over stay behind the cursor.
     pub fn choose(&self, results: &[String]) -> Choice {
-        let step = results.len();
-        if step >= self.max_steps() {
+        play(&self.turns, self.max_steps(), results)
+    }
+
+    /// The turns and final text for a conversation whose first user message is `prompt`: the
+    /// first [`Agent`] whose `when_prompt_contains` all occur in it, else the top-level turns.
+    pub fn conversation_for(&self, prompt: &str) -> (&[Turn], &str) {
+        match self.agents.iter().find(|a| a.matches(prompt)) {
+            Some(agent) => (
+                &agent.turns,
+                agent.end_text.as_deref().unwrap_or(self.end_text()),
+            ),
+            None => (&self.turns, self.end_text()),
+        }
+    }
+
+    /// Like [`Script::choose`], for the conversation whose first user message is `prompt`; the
+    /// index in [`Choice::Turn`] is into the turns [`Script::conversation_for`] returns.
+    pub fn choose_for(&self, prompt: &str, results: &[String]) -> Choice {
+        play(self.conversation_for(prompt).0, self.max_steps(), results)
+    }
+}
+
+/// Replays `turns` over the conversation's results; see [`Script::choose`].
+fn play(turns: &[Turn], max_steps: usize, results: &[String]) -> Choice {
+    let step = results.len();
+    if step >= max_steps {
+        return Choice::End;
+    }
+    let ids: HashMap<&str, usize> = turns
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| t.id.as_deref().map(|id| (id, i)))
+        .collect();
+    let mut cursor = 0usize;
+    let mut visits = vec![0u32; turns.len()];
+    for k in 0..=step {
+        let previous = if k == 0 {
+            None
+        } else {
+            Some(results[k - 1].as_str())
+        };
+        let picked = (cursor..turns.len()).find(|&i| {
+            let t = &turns[i];
+            t.max_visits.is_none_or(|m| visits[i] < m) && t.matches(previous)
+        });
+        let Some(i) = picked else {
+            return Choice::End;
+        };
+        if k == step {
+            return Choice::Turn(i);
+        }
+        let t = &turns[i];
+        if t.tool_calls().is_empty() {
+            // A final text ended the conversation at step k; anything after it is past the end.
             return Choice::End;
         }
-        let ids: HashMap<&str, usize> = self
-            .turns
-            .iter()
-            .enumerate()
-            .filter_map(|(i, t)| t.id.as_deref().map(|id| (id, i)))
-            .collect();
-        let mut cursor = 0usize;
-        let mut visits = vec![0u32; self.turns.len()];
-        for k in 0..=step {
-            let previous = if k == 0 {
-                None
-            } else {
-                Some(results[k - 1].as_str())
-            };
-            let picked = (cursor..self.turns.len()).find(|&i| {
-                let t = &self.turns[i];
-                t.max_visits.is_none_or(|m| visits[i] < m) && t.matches(previous)
-            });
-            let Some(i) = picked else {
-                return Choice::End;
-            };
-            if k == step {
-                return Choice::Turn(i);
-            }
-            let t = &self.turns[i];
-            if t.tool_calls().is_empty() {
-                // A final text ended the conversation at step k; anything after it is past the end.
-                return Choice::End;
-            }
-            visits[i] += 1;
-            cursor = match &t.goto {
-                Some(target) => ids
-                    .get(target.as_str())
-                    .copied()
-                    .unwrap_or(self.turns.len()),
-                None => i + 1,
-            };
-        }
-        Choice::End
+        visits[i] += 1;
+        cursor = match &t.goto {
+            Some(target) => ids.get(target.as_str()).copied().unwrap_or(turns.len()),
+            None => i + 1,
+        };
     }
+    Choice::End
+}
+
+/// Checks one list of turns (the script's or an agent's).
+fn validate_turns(turns: &[Turn]) -> Result<(), Error> {
+    let invalid = |turn: usize, message: String| Error::InvalidTurn { turn, message };
+    let mut ids: HashMap<&str, usize> = HashMap::new();
+    for (i, t) in turns.iter().enumerate() {
+        let n = i + 1;
+        if let Some(id) = &t.id {
+            if id.is_empty() {
+                return Err(invalid(n, "`id` is empty; give the turn a label".into()));
+            }
+            if let Some(first) = ids.insert(id.as_str(), n) {
+                return Err(invalid(
+                    n,
+                    format!("`id` `{id}` is already used by turn {first}; ids must be unique"),
+                ));
+            }
+        }
+        if t.tool.is_some() && !t.calls.is_empty() {
+            return Err(invalid(
+                    n,
+                    "has both `tool` and `calls`; use `tool`/`input` for one call or `calls` for several"
+                        .into(),
+                ));
+        }
+        if t.input.is_some() && t.tool.is_none() {
+            return Err(invalid(
+                n,
+                "has `input` without `tool`; add `tool = \"Bash\"` (or the tool's name)".into(),
+            ));
+        }
+        let calls = t.tool_calls();
+        if calls.is_empty() && t.text.is_none() {
+            return Err(invalid(
+                n,
+                "has neither tool calls nor `text`; add `tool`/`input`, `calls` or a final `text`"
+                    .into(),
+            ));
+        }
+        for (c, call) in calls.iter().enumerate() {
+            if call.tool.trim().is_empty() {
+                return Err(invalid(
+                    n,
+                    format!("call {} has an empty `tool` name", c + 1),
+                ));
+            }
+            if !call.input.is_object() {
+                return Err(invalid(
+                    n,
+                    format!(
+                        "call {} (`{}`) has an `input` that is not an object; write e.g. `input = {{ command = \"ls\" }}`",
+                        c + 1,
+                        call.tool
+                    ),
+                ));
+            }
+        }
+        if calls.is_empty() && t.goto.is_some() {
+            return Err(invalid(
+                n,
+                "is a final text but has `goto`; a final text ends the conversation".into(),
+            ));
+        }
+        if t.max_visits == Some(0) {
+            return Err(invalid(
+                n,
+                "`max_visits` is 0, so it never plays; remove the turn".into(),
+            ));
+        }
+    }
+    for (i, t) in turns.iter().enumerate() {
+        if let Some(target) = &t.goto
+            && !ids.contains_key(target.as_str())
+        {
+            return Err(invalid(
+                i + 1,
+                format!("`goto` names `{target}` but no turn has that `id`"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 impl std::str::FromStr for Script {

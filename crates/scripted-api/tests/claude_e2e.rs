@@ -511,3 +511,86 @@ text = "SCRIPTED-FINAL after the subagent."
     );
     server.stop();
 }
+
+#[test]
+fn real_claude_runs_against_one_server_get_the_agent_their_prompt_names() {
+    let script = Script::from_str(
+        r#"
+[[turn]]
+text = "SCRIPTED-UNCLAIMED"
+
+[[agent]]
+when_prompt_contains = "scenario: writer"
+[[agent.turn]]
+tool = "Write"
+input = { file_path = "written.txt", content = "by the writer agent\n" }
+[[agent.turn]]
+text = "SCRIPTED-WRITER-DONE"
+
+[[agent]]
+when_prompt_contains = "scenario: lazy"
+[[agent.turn]]
+text = "SCRIPTED-LAZY-CLAIM: all tests pass."
+"#,
+    )
+    .expect("valid script");
+    let server = ScriptedServer::start(script).expect("server starts");
+    let writer_home = tempfile::tempdir().expect("home dir");
+    let lazy_home = tempfile::tempdir().expect("home dir");
+    let writer_project = tempfile::tempdir().expect("project dir");
+    let lazy_project = tempfile::tempdir().expect("project dir");
+
+    // Both agents run at the same time against the same server, as a suite run with --jobs would.
+    let (writer, lazy) = std::thread::scope(|s| {
+        let w = s.spawn(|| {
+            run_claude(
+                &server,
+                writer_home.path(),
+                writer_project.path(),
+                "scenario: writer\nWrite the file.",
+            )
+        });
+        let l = s.spawn(|| {
+            run_claude(
+                &server,
+                lazy_home.path(),
+                lazy_project.path(),
+                "scenario: lazy\nFix the bug.",
+            )
+        });
+        (w.join().unwrap(), l.join().unwrap())
+    });
+    let context = format!(
+        "requests:\n{}\nwriter:\n{}\nlazy:\n{}",
+        describe(&server.requests()),
+        String::from_utf8_lossy(&writer.stdout),
+        String::from_utf8_lossy(&lazy.stdout)
+    );
+    assert!(
+        writer.status.success() && lazy.status.success(),
+        "{context}"
+    );
+    let result = |out: &Output| {
+        stream_events(&out.stdout)
+            .into_iter()
+            .find(|e| e["type"] == "result")
+            .map(|e| e["result"].clone())
+            .unwrap_or(Value::Null)
+    };
+    assert_eq!(result(&writer), "SCRIPTED-WRITER-DONE", "{context}");
+    assert_eq!(
+        result(&lazy),
+        "SCRIPTED-LAZY-CLAIM: all tests pass.",
+        "{context}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(writer_project.path().join("written.txt")).unwrap(),
+        "by the writer agent\n",
+        "{context}"
+    );
+    assert!(
+        !lazy_project.path().join("written.txt").exists(),
+        "{context}"
+    );
+    server.stop();
+}

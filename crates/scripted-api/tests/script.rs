@@ -1,6 +1,6 @@
 //! The script format: parsing (TOML and JSON), validation errors, and turn selection.
 
-use warrant_scripted_api::{Choice, Error, Script, ToolCall, Turn};
+use warrant_scripted_api::{Agent, Choice, Error, Script, ToolCall, Turn};
 
 fn results(texts: &[&str]) -> Vec<String> {
     texts.iter().map(|s| (*s).to_owned()).collect()
@@ -263,4 +263,105 @@ fn documented_examples_parse() {
         rest = &body_and_rest[end + 3..];
     }
     assert!(checked >= 7, "only {checked} examples found");
+}
+
+const TWO_AGENTS: &str = r#"
+end_text = "default end"
+
+[[turn]]
+text = "no agent claimed this prompt"
+
+[[agent]]
+when_prompt_contains = "scenario: fix-bug"
+[[agent.turn]]
+tool = "Bash"
+input = { command = "python -m pytest -q" }
+[[agent.turn]]
+text = "fixed"
+
+[[agent]]
+when_prompt_contains = ["scenario: lazy", "claim"]
+end_text = "lazy end"
+[[agent.turn]]
+text = "All tests pass."
+"#;
+
+#[test]
+fn agents_are_picked_by_the_prompt_and_fall_back_to_top_level_turns() {
+    let script = Script::from_str(TWO_AGENTS).unwrap();
+    assert_eq!(script.agents.len(), 2);
+
+    let (turns, end) =
+        script.conversation_for("<system-reminder>x</system-reminder>\nscenario: fix-bug\nFix it.");
+    assert_eq!(
+        turns[0].tool_calls(),
+        vec![ToolCall::bash("python -m pytest -q")]
+    );
+    assert_eq!(end, "default end");
+    assert_eq!(
+        script.choose_for("scenario: fix-bug", &results(&["1 passed"])),
+        Choice::Turn(1)
+    );
+    assert_eq!(
+        script.choose_for("scenario: fix-bug", &results(&["1 passed", "x"])),
+        Choice::End
+    );
+
+    // Every string of `when_prompt_contains` must occur.
+    let (turns, end) = script.conversation_for("scenario: lazy, just claim it");
+    assert_eq!(turns[0].text.as_deref(), Some("All tests pass."));
+    assert_eq!(end, "lazy end");
+    let (turns, _) = script.conversation_for("scenario: lazy");
+    assert_eq!(
+        turns[0].text.as_deref(),
+        Some("no agent claimed this prompt")
+    );
+
+    // JSON round trip keeps the agents.
+    let json = serde_json::to_string(&script).unwrap();
+    assert_eq!(Script::from_str(&json).unwrap(), script);
+}
+
+#[test]
+fn invalid_agents_are_refused_with_the_agent_number() {
+    let cases = [
+        (
+            "[[agent]]\nwhen_prompt_contains = \"a\"\n",
+            "script agent 1: invalid script: has no turns",
+        ),
+        (
+            "[[agent]]\nwhen_prompt_contains = \"\"\n[[agent.turn]]\ntext = \"x\"\n",
+            "`when_prompt_contains` is empty",
+        ),
+        (
+            "[[agent]]\n[[agent.turn]]\ntext = \"x\"\n",
+            "when_prompt_contains",
+        ),
+        (
+            "[[agent]]\nwhen_prompt_contains = \"a\"\n[[agent.turn]]\ntext = \"x\"\n[[agent]]\nwhen_prompt_contains = \"b\"\n[[agent.turn]]\ntool = \"Bash\"\ngoto = \"nope\"\n",
+            "script agent 2: script turn 1 `goto` names `nope`",
+        ),
+    ];
+    for (text, expected) in cases {
+        let err = Script::from_str(text).unwrap_err().to_string();
+        assert!(
+            err.contains(expected),
+            "{text:?} gave {err:?}, expected {expected:?}"
+        );
+    }
+}
+
+#[test]
+fn agents_can_be_built_in_code() {
+    let mut script = Script::new(vec![Turn::text("fallback")]);
+    script.agents.push(Agent::new(
+        "fix-bug",
+        vec![Turn::bash("pytest"), Turn::text("done")],
+    ));
+    script.validate().unwrap();
+    assert_eq!(script.choose_for("please fix-bug", &[]), Choice::Turn(0));
+    assert_eq!(
+        script.conversation_for("other").0[0].text.as_deref(),
+        Some("fallback")
+    );
 }

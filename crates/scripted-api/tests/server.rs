@@ -407,3 +407,37 @@ fn summary_names_the_request_without_key_or_prompt() {
         "{line}"
     );
 }
+
+#[test]
+fn one_server_plays_a_different_agent_per_prompt() {
+    let script = Script::from_str(
+        r#"
+[[turn]]
+text = "unclaimed"
+
+[[agent]]
+when_prompt_contains = "scenario-a"
+[[agent.turn]]
+tool = "Bash"
+input = { command = "echo a" }
+
+[[agent]]
+when_prompt_contains = "scenario-b"
+[[agent.turn]]
+tool = "Bash"
+input = { command = "echo b" }
+"#,
+    )
+    .unwrap();
+    let server = ScriptedServer::start(script).unwrap();
+    let ask = |prompt: &str| {
+        let messages = json!([{"role": "user", "content": [
+            {"type": "text", "text": "<system-reminder>attribution</system-reminder>"},
+            {"type": "text", "text": prompt}]}]);
+        let a = post(&server, "/v1/messages", &main_body(messages, false));
+        serde_json::from_str::<Value>(&a.body).unwrap()["content"][0].clone()
+    };
+    assert_eq!(ask("run scenario-b")["input"]["command"], "echo b");
+    assert_eq!(ask("run scenario-a")["input"]["command"], "echo a");
+    assert_eq!(ask("something else")["text"], "unclaimed");
+}
