@@ -458,6 +458,31 @@ fn check_shape(doc: &Value, problems: &mut Problems) {
     }
 }
 
+/// Removes every key a shape problem points at (a whole list for a bad element), and supplies
+/// `version = 1` when it is missing or wrong, so that semantic checks can still run.
+fn without_problem_keys(mut doc: Value, problems: &[PolicyProblem]) -> Value {
+    let Some(top) = doc.as_object_mut() else {
+        return Value::Object(serde_json::Map::new());
+    };
+    for problem in problems {
+        let key_path = problem.field.split('[').next().unwrap_or_default();
+        let mut parts = key_path.splitn(2, '.');
+        match (parts.next(), parts.next()) {
+            (Some(table), Some(key)) => {
+                if let Some(Value::Object(inner)) = top.get_mut(table) {
+                    inner.remove(key);
+                }
+            }
+            (Some(key), None) if key != "." => {
+                top.remove(key);
+            }
+            _ => {}
+        }
+    }
+    top.insert("version".into(), Value::from(1));
+    doc
+}
+
 /// A "did you mean" hint for a misspelled key.
 fn suggest(found: &str, known: &[&str]) -> String {
     let best = known
@@ -575,9 +600,9 @@ impl Policy {
             },
         };
         check_shape(&doc, &mut problems);
-        if !problems.list.is_empty() {
-            return Err(invalid(problems.list));
-        }
+        // Keep going past shape problems so that every problem is reported at once: drop the
+        // offending keys and validate what remains (the policy is rejected either way).
+        let doc = without_problem_keys(doc, &problems.list);
         let document: PolicyDocument = match serde_json::from_value(doc) {
             Ok(d) => d,
             Err(err) => {

@@ -1,0 +1,408 @@
+//! The decision engine through the real `warrant` binary: the whole case table, batch mode,
+//! explain, approve, policy check, fail-closed review of a malformed policy, redaction.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use warrant_policy::Policy;
+use warrant_policy::testkit::{self, Fixture};
+
+fn warrant() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_warrant"))
+}
+
+fn run(args: &[&str], stdin: &str) -> Output {
+    let mut child = warrant()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("warrant runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    child.wait_with_output().expect("wait")
+}
+
+fn fixture() -> (tempfile::TempDir, Fixture) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fx = testkit::build_fixture(dir.path()).expect("fixture");
+    (dir, fx)
+}
+
+fn cases_path() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../policy/tests/cases.toml")
+}
+
+fn code(output: &Output) -> i32 {
+    output.status.code().unwrap_or(-1)
+}
+
+#[test]
+fn every_case_decides_as_expected_through_the_cli() {
+    let cases = testkit::load_cases(&cases_path()).expect("cases");
+    let (_dir, fx) = fixture();
+    let mut failures = Vec::new();
+    for case in &cases.case {
+        let policy_path = testkit::policy_path(&fx, &case.policy).expect("policy");
+        let policy = Policy::load(&policy_path).expect("policy loads");
+        let text = testkit::request_text(case, &fx, &policy).expect("request");
+        let out = run(
+            &[
+                "review",
+                "--policy",
+                policy_path.to_str().expect("utf8"),
+                "--request",
+                "-",
+            ],
+            &text,
+        );
+        let expected_code = match case.verdict.as_str() {
+            "allow" => 0,
+            "ask" => 3,
+            "deny" => 4,
+            _ => 2,
+        };
+        if code(&out) != expected_code {
+            failures.push(format!(
+                "{}: exit {} (expected {expected_code}); stderr: {}",
+                case.name,
+                code(&out),
+                String::from_utf8_lossy(&out.stderr)
+            ));
+            continue;
+        }
+        if expected_code == 2 {
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            if let Some(field) = &case.field {
+                if !stderr.contains(&format!("`{field}`")) {
+                    failures.push(format!(
+                        "{}: stderr does not name `{field}`: {stderr}",
+                        case.name
+                    ));
+                }
+            }
+            continue;
+        }
+        let decision: serde_json::Value = match serde_json::from_slice(&out.stdout) {
+            Ok(v) => v,
+            Err(e) => {
+                failures.push(format!("{}: stdout is not JSON: {e}", case.name));
+                continue;
+            }
+        };
+        if decision["verdict"] != case.verdict.as_str() {
+            failures.push(format!(
+                "{}: verdict {} (expected {})",
+                case.name, decision["verdict"], case.verdict
+            ));
+        }
+        if let Some(rule) = &case.rule {
+            if decision["rule"] != rule.as_str() {
+                failures.push(format!(
+                    "{}: rule {} (expected {rule})",
+                    case.name, decision["rule"]
+                ));
+            }
+        }
+        if decision["executed"] != false {
+            failures.push(format!("{}: executed is not false", case.name));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} case(s) failed through the CLI:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn batch_mode_answers_one_line_per_request_and_reports_the_worst_code() {
+    let (_dir, fx) = fixture();
+    let policy = testkit::policy_path(&fx, "default").expect("policy");
+    let input = [
+        r#"{"actor":"skill:t","capability":"fs.read","paths":["README.md"],"side_effect":"read_only"}"#,
+        r#"{"actor":"skill:t","capability":"fs.write","paths":["out/report.json"],"side_effect":"workspace_write"}"#,
+        "",
+        r#"{"actor":"skill:t","capability":"policy.change","side_effect":"read_only"}"#,
+    ]
+    .join("\n");
+    let out = run(
+        &[
+            "review",
+            "--policy",
+            policy.to_str().expect("utf8"),
+            "--batch",
+        ],
+        &input,
+    );
+    assert_eq!(code(&out), 4, "worst verdict is deny");
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0]["verdict"], "allow");
+    assert_eq!(lines[1]["verdict"], "ask");
+    assert_eq!(lines[2]["verdict"], "deny");
+    assert_eq!(lines[2]["line"], 4);
+
+    let with_bad = format!("{input}\n{{\"actor\": 1}}\n");
+    let out = run(
+        &[
+            "review",
+            "--policy",
+            policy.to_str().expect("utf8"),
+            "--batch",
+        ],
+        &with_bad,
+    );
+    assert_eq!(code(&out), 2, "an invalid line makes the batch exit 2");
+    let last: serde_json::Value = serde_json::from_str(
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .last()
+            .expect("a line"),
+    )
+    .expect("json");
+    assert_eq!(last["verdict"], "deny");
+    assert_eq!(last["rule"], "invalid-request");
+    assert_eq!(last["field"], "actor");
+}
+
+#[test]
+fn explain_shows_the_consequence_and_approve_binds_it() {
+    let (_dir, fx) = fixture();
+    let policy = testkit::policy_path(&fx, "default").expect("policy");
+    let p = policy.to_str().expect("utf8");
+    let request = r#"{"actor":"skill:release","capability":"tool:publish_release","payload":"v2.4.0 to staging","side_effect":"external_write","idempotency_key":"rel-2.4.0-staging","reason":"ship"}"#;
+    let explained = run(&["explain", "--policy", p], request);
+    assert_eq!(code(&explained), 3);
+    let text = String::from_utf8_lossy(&explained.stdout);
+    assert!(text.contains("verdict:      ASK"), "{text}");
+    assert!(
+        text.contains(
+            "consequence:  skill:release will call tool `publish_release` with `v2.4.0 to staging`"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("idempotency key rel-2.4.0-staging"), "{text}");
+
+    let approved = run(
+        &[
+            "approve",
+            "--policy",
+            p,
+            "--approver",
+            "alice@example.test",
+            "--ttl",
+            "10m",
+            "--attach",
+        ],
+        request,
+    );
+    assert_eq!(
+        code(&approved),
+        0,
+        "{}",
+        String::from_utf8_lossy(&approved.stderr)
+    );
+    let approved_request = String::from_utf8_lossy(&approved.stdout).to_string();
+    let reviewed = run(&["review", "--policy", p], &approved_request);
+    assert_eq!(
+        code(&reviewed),
+        0,
+        "{}",
+        String::from_utf8_lossy(&reviewed.stdout)
+    );
+
+    // The same approval on the production publish is refused: approvals are not transferable.
+    let mut production: serde_json::Value = serde_json::from_str(&approved_request).expect("json");
+    production["payload"] = "v2.4.0 to production".into();
+    production["idempotency_key"] = "rel-2.4.0-production".into();
+    let replayed = run(&["review", "--policy", p], &production.to_string());
+    assert_eq!(code(&replayed), 4);
+    let d: serde_json::Value = serde_json::from_slice(&replayed.stdout).expect("json");
+    assert_eq!(d["rule"], "approval");
+
+    // A shown consequence that differs from the request's is refused at approval time.
+    let mismatch = run(
+        &[
+            "approve",
+            "--policy",
+            p,
+            "--approver",
+            "alice",
+            "--consequence",
+            "Allow bash?",
+        ],
+        request,
+    );
+    assert_eq!(code(&mismatch), 2);
+    // Approval never lifts a deny.
+    let deny = run(
+        &["approve", "--policy", p, "--approver", "alice"],
+        r#"{"actor":"s","capability":"policy.change","side_effect":"read_only"}"#,
+    );
+    assert_eq!(code(&deny), 4);
+}
+
+#[test]
+fn policy_check_reports_every_problem_with_its_line() {
+    let (_dir, fx) = fixture();
+    let bad = fx.root.join("bad.toml");
+    std::fs::write(&bad, "version = 1\nworkspace = \"ws\"\ncapabilities = [\"fs.nope\"]\n[network]\nallow = [\"https://a.test/path\", \"http://b.test\"]\n[pahts]\n").expect("write");
+    let out = run(&["policy", "check", bad.to_str().expect("utf8")], "");
+    assert_eq!(code(&out), 2);
+    let text = String::from_utf8_lossy(&out.stdout);
+    for expected in [
+        ":3: `capabilities[0]`",
+        ":5: `network.allow[0]`",
+        ":5: `network.allow[1]`",
+        ":6: `pahts`",
+        "did you mean `paths`?",
+        "4 problem(s)",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
+    }
+    let json = run(
+        &[
+            "policy",
+            "check",
+            bad.to_str().expect("utf8"),
+            "--format",
+            "json",
+        ],
+        "",
+    );
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).expect("json");
+    assert_eq!(v["valid"], false);
+    assert_eq!(v["problems"].as_array().map(Vec::len), Some(4));
+    let good = testkit::policy_path(&fx, "default").expect("policy");
+    assert_eq!(
+        code(&run(&["policy", "check", good.to_str().expect("utf8")], "")),
+        0
+    );
+}
+
+#[test]
+fn review_of_a_malformed_or_empty_policy_fails_closed() {
+    let (_dir, fx) = fixture();
+    for (name, text) in [
+        ("empty.toml", ""),
+        (
+            "path.toml",
+            "version = 1\nworkspace = \"ws\"\ncapabilities = [\"fs.read\"]\n[network]\nallow = [\"https://docs.example.test/api\"]\n",
+        ),
+    ] {
+        let path = fx.root.join(name);
+        std::fs::write(&path, text).expect("write");
+        let out = run(
+            &["review", "--policy", path.to_str().expect("utf8")],
+            r#"{"actor":"s","capability":"fs.read","paths":["README.md"],"side_effect":"read_only"}"#,
+        );
+        assert_eq!(code(&out), 2, "{name}");
+        let d: serde_json::Value =
+            serde_json::from_slice(&out.stdout).expect("a deny decision on stdout");
+        assert_eq!(d["verdict"], "deny", "{name}");
+        assert_eq!(d["rule"], "policy-invalid", "{name}");
+    }
+    let missing = run(&["review", "--policy", "/nonexistent/policy.toml"], "{}");
+    assert_eq!(code(&missing), 2);
+}
+
+#[test]
+fn secrets_are_never_echoed() {
+    let (_dir, fx) = fixture();
+    let policy = testkit::policy_path(&fx, "default").expect("policy");
+    let secret = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB";
+    let request = format!(
+        r#"{{"actor":"skill:t","capability":"process.run","argv":["python3","scripts/run.py","--token={secret}"],"env":{{"DEPLOY_TOKEN":"{secret}"}},"side_effect":"read_only","reason":"use {secret}"}}"#
+    );
+    for format in ["json", "text"] {
+        let out = run(
+            &[
+                "review",
+                "--policy",
+                policy.to_str().expect("utf8"),
+                "--format",
+                format,
+            ],
+            &request,
+        );
+        assert_eq!(code(&out), 4);
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            !all.contains(secret),
+            "secret leaked in {format} output:\n{all}"
+        );
+        assert!(all.contains("[REDACTED"), "{all}");
+    }
+    // And not in an error message about a bad field either.
+    let bad = format!(
+        r#"{{"actor":"s","capability":"fs.read","side_effect":"read_only","paths":"api_key={secret}"}}"#
+    );
+    let out = run(
+        &["review", "--policy", policy.to_str().expect("utf8")],
+        &bad,
+    );
+    assert_eq!(code(&out), 2);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains(secret));
+}
+
+#[test]
+fn help_carries_examples_and_exit_status() {
+    for args in [
+        &["review", "--help"][..],
+        &["approve", "--help"][..],
+        &["explain", "--help"][..],
+        &["policy", "check", "--help"][..],
+    ] {
+        let out = warrant().args(args).output().expect("help");
+        assert_eq!(code(&out), 0);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("EXAMPLE"), "{args:?} help lacks an example");
+    }
+    let top = warrant().arg("--help").output().expect("help");
+    assert!(String::from_utf8_lossy(&top.stdout).contains("EXIT STATUS"));
+}
+
+#[test]
+fn the_published_schemas_are_current() {
+    let out = warrant()
+        .args(["policy", "schema", "--check", "--out"])
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/schema"))
+        .output()
+        .expect("schema check");
+    assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn demo_part_one_runs_the_seven_requests() {
+    let out = warrant()
+        .args(["demo", "--part", "decisions"])
+        .output()
+        .expect("demo");
+    assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let verdicts: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("verdict: "))
+        .map(|l| l.split_whitespace().next().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        verdicts,
+        ["ALLOW", "ASK", "ALLOW", "DENY", "DENY", "ASK", "DENY"],
+        "{text}"
+    );
+}
