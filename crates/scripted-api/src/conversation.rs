@@ -89,6 +89,20 @@ pub fn prompt(body: &Value) -> String {
         .unwrap_or_default()
 }
 
+/// The conversation's opening context: the `system` prompt's text and the text of every message
+/// before the first assistant turn, joined by newlines. It does not change as the conversation
+/// goes on, and it is where Claude Code lists the available skills.
+pub fn opening_context(body: &Value) -> String {
+    let mut parts: Vec<String> = body.get("system").map(content_text).into_iter().collect();
+    for m in messages(body) {
+        if role(m) == Some("assistant") {
+            break;
+        }
+        parts.push(m.get("content").map(content_text).unwrap_or_default());
+    }
+    parts.join("\n")
+}
+
 /// Every `tool_result` block in the request's `messages`, in order.
 pub fn tool_results(body: &Value) -> Vec<ToolResult> {
     messages(body)
@@ -211,6 +225,19 @@ mod tests {
             "hi"
         );
         assert_eq!(prompt(&json!({})), "");
+    }
+
+    #[test]
+    fn opening_context_stops_at_the_first_assistant_turn() {
+        let body = json!({"system": [{"type": "text", "text": "SYS"}], "messages": [
+            {"role": "user", "content": "prompt"},
+            {"role": "system", "content": [{"type": "text", "text": "- demo-skill: a skill"}]},
+            {"role": "assistant", "content": "ok"},
+            {"role": "user", "content": "LATER"}
+        ]});
+        let ctx = opening_context(&body);
+        assert!(ctx.contains("SYS") && ctx.contains("prompt") && ctx.contains("- demo-skill:"));
+        assert!(!ctx.contains("LATER"));
     }
 
     #[test]

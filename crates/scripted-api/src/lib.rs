@@ -30,9 +30,10 @@
 //!   ([`RequestKind::Side`], title generation, topic detection, ...) and gets `side_text`. A
 //!   Claude Code subagent's request (system prompt marked `cc_is_subagent=true`) is
 //!   [`RequestKind::Subagent`] and gets `side_text` too, so it never replays the main script.
-//! - The script's `[[agent]]` whose `when_prompt_contains` occur in the conversation's first user
-//!   message plays that conversation (else the top-level turns), so one server can serve several
-//!   scenarios at once.
+//! - The script's first `[[agent]]` whose `when_prompt_contains` occur in the conversation's first
+//!   user message (and whose `when_context_contains` / `when_context_not_contains` hold for the
+//!   opening context, where Claude Code lists the skills) plays that conversation; else the
+//!   top-level turns. One server can so serve a whole suite, candidate and baseline runs alike.
 //! - The step is the number of assistant turns already in `messages` (consecutive assistant
 //!   messages count once), and the turn is chosen by replaying the script over the tool results in
 //!   the conversation ([`Script::choose`]). The server keeps no per-conversation counter, so
@@ -540,8 +541,9 @@ fn answer(state: &State, body: &Value, body_len: usize, n: u64) -> (RequestKind,
     let results = conversation::steps(body);
     let step = results.len();
     let prompt = conversation::prompt(body);
-    let (turns, end_text) = script.conversation_for(&prompt);
-    let content = match script.choose_for(&prompt, &results) {
+    let context = conversation::opening_context(body);
+    let (turns, end_text) = script.conversation_for(&prompt, &context);
+    let content = match script.choose_for(&prompt, &context, &results) {
         Choice::Turn(i) => {
             let turn = &turns[i];
             let mut content = Vec::new();

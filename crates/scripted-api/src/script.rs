@@ -69,6 +69,23 @@ pub struct Agent {
     /// strings (the first matching agent wins).
     #[serde(deserialize_with = "one_or_many")]
     pub when_prompt_contains: Vec<String>,
+    /// ... and the conversation's opening context (the system prompt and every message before
+    /// the first assistant turn, where Claude Code lists the available skills) contains every one
+    /// of these strings.
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "one_or_many"
+    )]
+    pub when_context_contains: Vec<String>,
+    /// ... and the opening context contains none of these strings (e.g. a skill's listing, for
+    /// the baseline run without the candidate skill).
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "one_or_many"
+    )]
+    pub when_context_not_contains: Vec<String>,
     /// Final text once this agent's turns are exhausted (default: the script's `end_text`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub end_text: Option<String>,
@@ -82,16 +99,38 @@ impl Agent {
     pub fn new(needle: impl Into<String>, turns: Vec<Turn>) -> Self {
         Self {
             when_prompt_contains: vec![needle.into()],
+            when_context_contains: Vec::new(),
+            when_context_not_contains: Vec::new(),
             end_text: None,
             turns,
         }
     }
 
-    /// Whether this agent claims a conversation with this prompt text.
-    pub fn matches(&self, prompt: &str) -> bool {
+    /// This agent, only when the opening context contains `needle`.
+    pub fn when_context_contains(mut self, needle: impl Into<String>) -> Self {
+        self.when_context_contains.push(needle.into());
+        self
+    }
+
+    /// This agent, only when the opening context does not contain `needle`.
+    pub fn when_context_not_contains(mut self, needle: impl Into<String>) -> Self {
+        self.when_context_not_contains.push(needle.into());
+        self
+    }
+
+    /// Whether this agent claims a conversation with this prompt and opening context.
+    pub fn matches(&self, prompt: &str, context: &str) -> bool {
         self.when_prompt_contains
             .iter()
             .all(|n| prompt.contains(n.as_str()))
+            && self
+                .when_context_contains
+                .iter()
+                .all(|n| context.contains(n.as_str()))
+            && !self
+                .when_context_not_contains
+                .iter()
+                .any(|n| context.contains(n.as_str()))
     }
 }
 
@@ -398,10 +437,11 @@ impl Script {
         play(&self.turns, self.max_steps(), results)
     }
 
-    /// The turns and final text for a conversation whose first user message is `prompt`: the
-    /// first [`Agent`] whose `when_prompt_contains` all occur in it, else the top-level turns.
-    pub fn conversation_for(&self, prompt: &str) -> (&[Turn], &str) {
-        match self.agents.iter().find(|a| a.matches(prompt)) {
+    /// The turns and final text for a conversation whose first user message is `prompt` and
+    /// whose opening context is `context`: the first [`Agent`] that [`Agent::matches`] them, else
+    /// the top-level turns.
+    pub fn conversation_for(&self, prompt: &str, context: &str) -> (&[Turn], &str) {
+        match self.agents.iter().find(|a| a.matches(prompt, context)) {
             Some(agent) => (
                 &agent.turns,
                 agent.end_text.as_deref().unwrap_or(self.end_text()),
@@ -410,10 +450,14 @@ impl Script {
         }
     }
 
-    /// Like [`Script::choose`], for the conversation whose first user message is `prompt`; the
+    /// Like [`Script::choose`], for the conversation with this prompt and opening context; the
     /// index in [`Choice::Turn`] is into the turns [`Script::conversation_for`] returns.
-    pub fn choose_for(&self, prompt: &str, results: &[String]) -> Choice {
-        play(self.conversation_for(prompt).0, self.max_steps(), results)
+    pub fn choose_for(&self, prompt: &str, context: &str, results: &[String]) -> Choice {
+        play(
+            self.conversation_for(prompt, context).0,
+            self.max_steps(),
+            results,
+        )
     }
 }
 

@@ -594,3 +594,84 @@ text = "SCRIPTED-LAZY-CLAIM: all tests pass."
     );
     server.stop();
 }
+
+#[test]
+fn real_claude_candidate_and_baseline_runs_get_different_agents_by_installed_skill() {
+    // The same prompt; the candidate run has the skill installed in its HOME, the baseline not.
+    let script = Script::from_str(
+        r#"
+[[agent]]
+when_prompt_contains = "Fix the bug"
+when_context_contains = "- verify-first:"
+[[agent.turn]]
+tool = "Bash"
+input = { command = "echo verified > verified.txt && echo ok" }
+[[agent.turn]]
+text = "SCRIPTED-CANDIDATE: verified."
+
+[[agent]]
+when_prompt_contains = "Fix the bug"
+when_context_not_contains = "- verify-first:"
+[[agent.turn]]
+text = "SCRIPTED-BASELINE: claimed without checking."
+"#,
+    )
+    .expect("valid script");
+    let server = ScriptedServer::start(script).expect("server starts");
+    let candidate_home = tempfile::tempdir().expect("home dir");
+    let baseline_home = tempfile::tempdir().expect("home dir");
+    let skill_dir = candidate_home.path().join(".claude/skills/verify-first");
+    std::fs::create_dir_all(&skill_dir).unwrap();
+    std::fs::write(
+        skill_dir.join("SKILL.md"),
+        "---\nname: verify-first\ndescription: Run the tests before claiming success.\n---\n\nRun the tests.\n",
+    )
+    .unwrap();
+    let candidate_project = tempfile::tempdir().expect("project dir");
+    let baseline_project = tempfile::tempdir().expect("project dir");
+
+    let candidate = run_claude(
+        &server,
+        candidate_home.path(),
+        candidate_project.path(),
+        "Fix the bug.",
+    );
+    let baseline = run_claude(
+        &server,
+        baseline_home.path(),
+        baseline_project.path(),
+        "Fix the bug.",
+    );
+    let context = format!(
+        "requests:\n{}\ncandidate:\n{}\nbaseline:\n{}",
+        describe(&server.requests()),
+        String::from_utf8_lossy(&candidate.stdout),
+        String::from_utf8_lossy(&baseline.stdout)
+    );
+    let result = |out: &Output| {
+        stream_events(&out.stdout)
+            .into_iter()
+            .find(|e| e["type"] == "result")
+            .map(|e| e["result"].clone())
+            .unwrap_or(Value::Null)
+    };
+    assert_eq!(
+        result(&candidate),
+        "SCRIPTED-CANDIDATE: verified.",
+        "{context}"
+    );
+    assert_eq!(
+        result(&baseline),
+        "SCRIPTED-BASELINE: claimed without checking.",
+        "{context}"
+    );
+    assert!(
+        candidate_project.path().join("verified.txt").exists(),
+        "{context}"
+    );
+    assert!(
+        !baseline_project.path().join("verified.txt").exists(),
+        "{context}"
+    );
+    server.stop();
+}

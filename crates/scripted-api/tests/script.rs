@@ -291,27 +291,29 @@ fn agents_are_picked_by_the_prompt_and_fall_back_to_top_level_turns() {
     let script = Script::from_str(TWO_AGENTS).unwrap();
     assert_eq!(script.agents.len(), 2);
 
-    let (turns, end) =
-        script.conversation_for("<system-reminder>x</system-reminder>\nscenario: fix-bug\nFix it.");
+    let (turns, end) = script.conversation_for(
+        "<system-reminder>x</system-reminder>\nscenario: fix-bug\nFix it.",
+        "",
+    );
     assert_eq!(
         turns[0].tool_calls(),
         vec![ToolCall::bash("python -m pytest -q")]
     );
     assert_eq!(end, "default end");
     assert_eq!(
-        script.choose_for("scenario: fix-bug", &results(&["1 passed"])),
+        script.choose_for("scenario: fix-bug", "", &results(&["1 passed"])),
         Choice::Turn(1)
     );
     assert_eq!(
-        script.choose_for("scenario: fix-bug", &results(&["1 passed", "x"])),
+        script.choose_for("scenario: fix-bug", "", &results(&["1 passed", "x"])),
         Choice::End
     );
 
     // Every string of `when_prompt_contains` must occur.
-    let (turns, end) = script.conversation_for("scenario: lazy, just claim it");
+    let (turns, end) = script.conversation_for("scenario: lazy, just claim it", "");
     assert_eq!(turns[0].text.as_deref(), Some("All tests pass."));
     assert_eq!(end, "lazy end");
-    let (turns, _) = script.conversation_for("scenario: lazy");
+    let (turns, _) = script.conversation_for("scenario: lazy", "");
     assert_eq!(
         turns[0].text.as_deref(),
         Some("no agent claimed this prompt")
@@ -359,9 +361,45 @@ fn agents_can_be_built_in_code() {
         vec![Turn::bash("pytest"), Turn::text("done")],
     ));
     script.validate().unwrap();
-    assert_eq!(script.choose_for("please fix-bug", &[]), Choice::Turn(0));
     assert_eq!(
-        script.conversation_for("other").0[0].text.as_deref(),
+        script.choose_for("please fix-bug", "", &[]),
+        Choice::Turn(0)
+    );
+    assert_eq!(
+        script.conversation_for("other", "").0[0].text.as_deref(),
         Some("fallback")
     );
+}
+
+#[test]
+fn agents_can_tell_candidate_from_baseline_by_the_opening_context() {
+    let script = Script::from_str(
+        r#"
+[[agent]]
+when_prompt_contains = "Fix the bug"
+when_context_contains = "- verify-first:"
+[[agent.turn]]
+tool = "Bash"
+input = { command = "python -m pytest -q" }
+
+[[agent]]
+when_prompt_contains = "Fix the bug"
+when_context_not_contains = "- verify-first:"
+[[agent.turn]]
+text = "Fixed, all tests pass."
+"#,
+    )
+    .unwrap();
+    let with_skill = "skills available:\n- verify-first: run the tests before claiming";
+    let (turns, _) = script.conversation_for("Fix the bug", with_skill);
+    assert_eq!(turns[0].tool.as_deref(), Some("Bash"));
+    let (turns, _) = script.conversation_for("Fix the bug", "skills available:\n- other: x");
+    assert_eq!(turns[0].text.as_deref(), Some("Fixed, all tests pass."));
+
+    let built = Agent::new("Fix", vec![Turn::text("x")])
+        .when_context_contains("a")
+        .when_context_not_contains("b");
+    assert!(built.matches("Fix", "a"));
+    assert!(!built.matches("Fix", "a b"));
+    assert!(!built.matches("Fix", ""));
 }
