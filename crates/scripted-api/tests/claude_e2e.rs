@@ -307,7 +307,7 @@ text = "SCRIPTED-WRONG-BRANCH"
     );
     assert!(out.status.success(), "{context}");
 
-    // Edit went through Claude Code's own read-before-edit rule and changed the file.
+    // The Read + Edit pair in one turn ran in order and changed the file.
     let calc = std::fs::read_to_string(project.path().join("calc.py")).unwrap();
     assert_eq!(calc, "def add(a, b):\n    return a + b\n", "{context}");
 
