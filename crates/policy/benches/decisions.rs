@@ -1,2 +1,70 @@
-//! Benchmarks of the decision engine (filled in below).
-fn main() {}
+//! Decision throughput of the library on a mixed request set (the case table), and the latency of
+//! single representative decisions. Run: `cargo bench -p warrant-policy --bench decisions`.
+
+use std::hint::black_box;
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use warrant_policy::testkit;
+use warrant_policy::{ActionRequest, Policy, review_at};
+
+fn mixed_set(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fx = testkit::build_fixture(dir.path()).expect("fixture");
+    let cases =
+        testkit::load_cases(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases.toml"))
+            .expect("cases");
+    let mut work: Vec<(Policy, ActionRequest)> = Vec::new();
+    for case in &cases.case {
+        let policy =
+            Policy::load(&testkit::policy_path(&fx, &case.policy).expect("path")).expect("policy");
+        let text = testkit::request_text(case, &fx, &policy).expect("text");
+        if let Ok(request) = ActionRequest::from_json(&text) {
+            work.push((policy, request));
+        }
+    }
+    let now = SystemTime::now();
+    let mut group = c.benchmark_group("review");
+    group.measurement_time(Duration::from_secs(5));
+    group.throughput(Throughput::Elements(work.len() as u64));
+    group.bench_function("mixed_case_table", |b| {
+        b.iter(|| {
+            for (policy, request) in &work {
+                black_box(review_at(policy, request, now));
+            }
+        })
+    });
+    group.throughput(Throughput::Elements(1));
+    let pick = |needle: &str| {
+        cases
+            .case
+            .iter()
+            .position(|c| c.name.contains(needle))
+            .and_then(|i| work.get(i))
+            .cloned()
+            .expect("case")
+    };
+    for (label, needle) in [
+        (
+            "single_fs_read",
+            "reading a file in the workspace is allowed",
+        ),
+        ("single_process_run", "an allowlisted command is allowed"),
+        ("single_net_fetch", "an allowed origin asks"),
+        ("single_secret_payload", "an API key in a payload is denied"),
+    ] {
+        let (policy, request) = pick(needle);
+        group.bench_function(label, |b| {
+            b.iter(|| black_box(review_at(&policy, &request, now)))
+        });
+    }
+    group.bench_function("parse_request", |b| {
+        let text = r#"{"actor":"skill:release-readiness","capability":"process.run","argv":["python3","scripts/run.py","--format","json"],"cwd":".","paths":["scripts/run.py"],"network":[],"credentials":[],"side_effect":"read_only","env":{},"payload":"","reason":"collect release evidence","untrusted_input":false,"approval":null,"claimed_permissions":[],"idempotency_key":null}"#;
+        b.iter(|| black_box(ActionRequest::from_json(text).expect("valid")))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, mixed_set);
+criterion_main!(benches);

@@ -19,6 +19,8 @@ pub mod approval;
 pub mod command;
 pub mod decision;
 pub mod engine;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod hash;
 pub mod origin;
 pub mod paths;
