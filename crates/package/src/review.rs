@@ -456,6 +456,20 @@ fn review_file(
                     summary,
                 );
             }
+            if in_fence.is_none() {
+                // Inline code spans that read as a command line (`git log --oneline`).
+                for caps in
+                    regex!(r"(?:^|[^!`])`([a-z][a-z0-9._-]*(?:\s+[^`]+)+)`").captures_iter(line)
+                {
+                    commands_in_shell_line(
+                        path,
+                        n,
+                        caps.get(1).map(|m| m.as_str()).unwrap_or(""),
+                        &mut scan,
+                        summary,
+                    );
+                }
+            }
             if let Some(caps) = regex!(r"!`([^`]+)`").captures(line) {
                 let cmd = caps.get(1).map(|m| m.as_str()).unwrap_or("");
                 scan.push(
