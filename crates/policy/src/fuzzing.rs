@@ -21,12 +21,12 @@ pub fn request(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    if let Ok(req) = ActionRequest::from_json(text) {
-        if let Some(policy) = fixture_policy() {
-            let decision = review(policy, &req);
-            let _ = decision.to_json();
-            let _ = decision.to_text();
-        }
+    if let Ok(req) = ActionRequest::from_json(text)
+        && let Some(policy) = fixture_policy()
+    {
+        let decision = review(policy, &req);
+        let _ = decision.to_json();
+        let _ = decision.to_text();
     }
 }
 
