@@ -1,5 +1,6 @@
 //! Decision throughput of the library on a mixed request set (the case table), and the latency of
 //! single representative decisions. Run: `cargo bench -p warrant-policy --bench decisions`.
+#![allow(missing_docs, reason = "criterion_group! generates undocumented items")]
 
 use std::hint::black_box;
 use std::path::Path;
