@@ -267,7 +267,17 @@ impl ScriptedServer {
                 .spawn(move || {
                     loop {
                         match server.recv() {
-                            Ok(request) => handle(&state, request),
+                            // One thread per request: a client that stalls mid-body (an agent
+                            // can reach this port from its shell) must not hold up the others.
+                            Ok(request) => {
+                                let state = Arc::clone(&state);
+                                let spawned = std::thread::Builder::new()
+                                    .name("scripted-api-request".into())
+                                    .spawn(move || handle(&state, request));
+                                // Out of threads: the request is dropped and its client sees the
+                                // connection close, as with any overloaded server.
+                                drop(spawned);
+                            }
                             // `unblock` from `shutdown`; an accept error is not a reason to stop.
                             Err(_) if state.stopping.load(Ordering::SeqCst) => break,
                             Err(_) => continue,

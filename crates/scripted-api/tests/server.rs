@@ -441,3 +441,19 @@ input = { command = "echo b" }
     assert_eq!(ask("run scenario-a")["input"]["command"], "echo a");
     assert_eq!(ask("something else")["text"], "unclaimed");
 }
+
+#[test]
+fn a_client_stalled_mid_body_does_not_block_other_requests() {
+    let server = ScriptedServer::start(script()).unwrap();
+    // Announce a big body and send only part of it, then keep the connection open.
+    let mut stalled = TcpStream::connect(server.addr()).unwrap();
+    stalled
+        .write_all(b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n{\"mod")
+        .unwrap();
+    // A normal request still gets its answer.
+    let answer = post(&server, "/v1/messages", &main_body(first_messages(), false));
+    assert_eq!(answer.status, 200);
+    let msg: Value = serde_json::from_str(&answer.body).unwrap();
+    assert_eq!(msg["stop_reason"], "tool_use");
+    drop(stalled);
+}
