@@ -211,9 +211,22 @@ impl RecordedRequest {
     }
 }
 
+/// Most requests kept by [`ScriptedServer::requests`]; later ones are answered but not recorded
+/// (counted by [`ScriptedServer::dropped_records`]).
+pub const MAX_RECORDED_REQUESTS: usize = 10_000;
+/// Most request-body bytes kept in the record; past it, requests are recorded with `body: None`.
+pub const MAX_RECORDED_BODY_BYTES: usize = 256 * 1024 * 1024;
+
+#[derive(Default)]
+struct Records {
+    list: Vec<RecordedRequest>,
+    body_bytes: usize,
+    dropped: usize,
+}
+
 struct State {
     script: Script,
-    requests: Mutex<Vec<RecordedRequest>>,
+    requests: Mutex<Records>,
     counter: AtomicU64,
     stopping: AtomicBool,
     faults: Mutex<HashMap<usize, u32>>,
@@ -254,7 +267,7 @@ impl ScriptedServer {
             Arc::new(tiny_http::Server::from_listener(listener, None).map_err(|e| bind_err(&e))?);
         let state = Arc::new(State {
             script,
-            requests: Mutex::new(Vec::new()),
+            requests: Mutex::new(Records::default()),
             counter: AtomicU64::new(0),
             stopping: AtomicBool::new(false),
             faults: Mutex::new(HashMap::new()),
@@ -311,12 +324,19 @@ impl ScriptedServer {
 
     /// Every request received so far, in arrival order.
     pub fn requests(&self) -> Vec<RecordedRequest> {
-        lock(&self.state.requests).clone()
+        lock(&self.state.requests).list.clone()
+    }
+
+    /// How many requests were answered but not recorded because [`MAX_RECORDED_REQUESTS`] was
+    /// reached (the record is bounded, so an agent posting in a loop cannot exhaust memory).
+    pub fn dropped_records(&self) -> usize {
+        lock(&self.state.requests).dropped
     }
 
     /// The requests of the main agent conversation, in arrival order.
     pub fn main_requests(&self) -> Vec<RecordedRequest> {
         lock(&self.state.requests)
+            .list
             .iter()
             .filter(|r| r.is_main())
             .cloned()
@@ -397,11 +417,20 @@ fn handle(state: &State, mut request: tiny_http::Request) {
     let path_only = path.split('?').next().unwrap_or("").to_owned();
 
     let record = |kind: RequestKind, status: u16| {
-        lock(&state.requests).push(RecordedRequest {
+        let mut records = lock(&state.requests);
+        if records.list.len() >= MAX_RECORDED_REQUESTS {
+            records.dropped += 1;
+            return;
+        }
+        let keep_body = records.body_bytes + raw.len() <= MAX_RECORDED_BODY_BYTES;
+        if keep_body {
+            records.body_bytes += raw.len();
+        }
+        records.list.push(RecordedRequest {
             method: method.clone(),
             path: path.clone(),
             headers: headers.clone(),
-            body: body.clone(),
+            body: if keep_body { body.clone() } else { None },
             kind,
             status,
         });

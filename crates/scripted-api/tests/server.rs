@@ -457,3 +457,33 @@ fn a_client_stalled_mid_body_does_not_block_other_requests() {
     assert_eq!(msg["stop_reason"], "tool_use");
     drop(stalled);
 }
+
+#[test]
+fn the_record_is_bounded_so_a_request_loop_cannot_exhaust_memory() {
+    use warrant_scripted_api::MAX_RECORDED_REQUESTS;
+    let server = ScriptedServer::start(script()).unwrap();
+    // One keep-alive connection, many HEAD requests: the bound, plus five.
+    let mut stream = TcpStream::connect(server.addr()).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let total = MAX_RECORDED_REQUESTS + 5;
+    let mut buf = [0u8; 4096];
+    for _ in 0..total {
+        stream
+            .write_all(b"HEAD /api/hello HTTP/1.1\r\nHost: x\r\n\r\n")
+            .unwrap();
+        // Each answer is a status line and headers ending in a blank line, no body.
+        let mut got = Vec::new();
+        while !got.windows(4).any(|w| w == b"\r\n\r\n") {
+            let n = stream.read(&mut buf).unwrap();
+            assert!(n > 0, "server closed the connection");
+            got.extend_from_slice(&buf[..n]);
+        }
+    }
+    assert_eq!(server.requests().len(), MAX_RECORDED_REQUESTS);
+    assert_eq!(server.dropped_records(), 5);
+    // Still answering.
+    let a = post(&server, "/v1/messages", &main_body(first_messages(), false));
+    assert_eq!(a.status, 200);
+}
