@@ -338,7 +338,17 @@ fn open_bind(
     })?;
     let (mode, uid, gid) =
         sys::fstat(&fd).map_err(|e| ExecError::setup("binds", format!("fstat: {e}")))?;
-    let is_dir = mode & libc::S_IFMT == libc::S_IFDIR;
+    let kind = mode & libc::S_IFMT;
+    if kind != libc::S_IFDIR && kind != libc::S_IFREG {
+        return Err(ExecError::setup(
+            "binds",
+            format!(
+                "bind source `{}` is not a directory or regular file (a symlink, device, socket or FIFO); name the real path",
+                b.source.display()
+            ),
+        ));
+    }
+    let is_dir = kind == libc::S_IFDIR;
     let tree = sys::open_tree_clone(&fd).map_err(|e| {
         ExecError::setup("binds", format!("open_tree `{}`: {e}", b.source.display()))
     })?;
@@ -693,7 +703,9 @@ fn payload_setup(plan: &Plan, out: RawFd, err: RawFd) -> Step {
         std::env::set_current_dir(OsStr::from_bytes(plan.cwd.as_bytes())),
     )?;
     for (res, value, name) in &plan.rlimits {
-        if let Err(e) = sys::set_rlimit(*res, *value) {
+        // CPU: SIGXCPU at the limit, SIGKILL one second later.
+        let hard = if *name == "cpu" { value + 1 } else { *value };
+        if let Err(e) = sys::set_rlimit(*res, *value, hard) {
             return Err(("rlimits", format!("{name}: {e}")));
         }
     }

@@ -355,11 +355,11 @@ pub fn sethostname(name: &str) -> io::Result<()> {
     check_int(unsafe { libc::sethostname(name.as_ptr().cast(), name.len()) }).map(|_| ())
 }
 
-/// setrlimit(2) with soft = hard = `value`.
-pub fn set_rlimit(resource: libc::__rlimit_resource_t, value: u64) -> io::Result<()> {
+/// setrlimit(2).
+pub fn set_rlimit(resource: libc::__rlimit_resource_t, soft: u64, hard: u64) -> io::Result<()> {
     let lim = libc::rlimit {
-        rlim_cur: value,
-        rlim_max: value,
+        rlim_cur: soft,
+        rlim_max: hard,
     };
     // SAFETY: `lim` is a valid rlimit.
     check_int(unsafe { libc::setrlimit(resource, &lim) }).map(|_| ())

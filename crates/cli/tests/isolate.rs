@@ -1,0 +1,926 @@
+//! `warrant exec` / `probe` / `profile check` through the real binary, and the red-team suite:
+//! every probe in `crates/sandbox/redteam/probes.py` attacks the boundary from inside and must fail,
+//! under the process backend and under the OCI backend. Each probe run starts with a guard, inside
+//! the same process, that refuses to attack unless the boundary is up (non-root uid, no
+//! capabilities, not the host's pid namespace).
+
+use std::net::{TcpListener, UdpSocket};
+use std::os::linux::net::SocketAddrExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_warrant");
+const PROBES: &str = include_str!("../../sandbox/redteam/probes.py");
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    ws: PathBuf,
+    outside: PathBuf,
+    log: PathBuf,
+}
+
+struct Limits {
+    wall: u64,
+    cpu: u64,
+}
+
+const DEFAULT_LIMITS: Limits = Limits { wall: 30, cpu: 5 };
+
+fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let ws = root.join("ws");
+    let outside = root.join("outside");
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(ws.join("probes.py"), PROBES).unwrap();
+    std::fs::write(ws.join("input.txt"), "declared input\n").unwrap();
+    std::fs::write(
+        outside.join("id_ed25519"),
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nfake\n",
+    )
+    .unwrap();
+    std::fs::write(outside.join("target"), "original\n").unwrap();
+    let log = root.join("audit.jsonl");
+    Fixture {
+        _dir: dir,
+        root,
+        ws,
+        outside,
+        log,
+    }
+}
+
+fn write_profile(f: &Fixture, writable: bool, limits: &Limits, env: &[(&str, String)]) -> PathBuf {
+    let mut set = String::from("PATH = \"/usr/local/bin:/usr/bin:/bin\", HOME = \"/tmp\"");
+    for (k, v) in env {
+        set.push_str(&format!(", {k} = \"{v}\""));
+    }
+    let (ro, rw) = if writable {
+        ("", "\".\"")
+    } else {
+        (", \".\"", "")
+    };
+    let text = format!(
+        "version = 1\nname = \"redteam\"\n\n[filesystem]\nread_only = [\"/usr\", \"/etc/ld.so.cache\"{ro}]\nwritable = [{rw}]\ntmp_size_mb = 32\n\n[env]\nset = {{ {set} }}\n\n[limits]\nwall_time_secs = {}\ncpu_time_secs = {}\nmemory_mb = 256\npids = 32\nopen_files = 64\nfile_size_mb = 8\noutput_bytes = 65536\n",
+        limits.wall, limits.cpu
+    );
+    let p = f.root.join(format!("profile-{}.toml", std::process::id()));
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn host_pidns() -> String {
+    std::fs::read_link("/proc/self/ns/pid")
+        .unwrap()
+        .display()
+        .to_string()
+}
+
+fn warrant(f: &Fixture, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .env("WARRANT_AUDIT_LOG", &f.log)
+        .current_dir(&f.root)
+        .output()
+        .unwrap()
+}
+
+fn exec_probe(
+    f: &Fixture,
+    backend: &str,
+    profile: &Path,
+    name: &str,
+    port: u16,
+    extra: &[String],
+) -> Output {
+    let mut args: Vec<String> = vec![
+        "exec".into(),
+        "--profile".into(),
+        profile.display().to_string(),
+        "--cwd".into(),
+        f.ws.display().to_string(),
+        "--backend".into(),
+        backend.into(),
+        "--format".into(),
+        "json".into(),
+        "--".into(),
+        "python3".into(),
+        "probes.py".into(),
+        name.into(),
+        host_pidns(),
+        port.to_string(),
+    ];
+    args.extend(extra.iter().cloned());
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    warrant(f, &refs)
+}
+
+/// The result JSON `warrant exec --format json` prints as the last stderr line.
+fn result_json(out: &Output) -> serde_json::Value {
+    let err = String::from_utf8_lossy(&out.stderr);
+    let line = err
+        .lines()
+        .rev()
+        .find(|l| l.starts_with('{'))
+        .unwrap_or_else(|| panic!("no result line in stderr: {err}"));
+    serde_json::from_str(line).unwrap()
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "exit {:?}\n--- stdout\n{}\n--- stderr\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout)
+            .chars()
+            .take(3000)
+            .collect::<String>(),
+        String::from_utf8_lossy(&out.stderr)
+            .chars()
+            .take(3000)
+            .collect::<String>()
+    )
+}
+
+/// The probe ran inside (guard passed) and did not escape.
+fn assert_ran_and_held(out: &Output) {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let code = out.status.code();
+    assert!(
+        stdout.contains("GUARD-OK"),
+        "guard did not pass or probe never started:\n{}",
+        text(out)
+    );
+    assert!(!stdout.contains("ESCAPED"), "ESCAPED:\n{}", text(out));
+    assert!(
+        !matches!(code, Some(0) | Some(99) | Some(125) | Some(126) | Some(127)),
+        "unexpected exit:\n{}",
+        text(out)
+    );
+}
+
+fn blocked(backend: &str, name: &str) {
+    let f = fixture();
+    let profile = write_profile(&f, true, &DEFAULT_LIMITS, &[]);
+    let out = exec_probe(&f, backend, &profile, name, 9, &[]);
+    assert_ran_and_held(&out);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("BLOCKED"),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+}
+
+fn readonly_blocked(backend: &str, name: &str) {
+    let f = fixture();
+    let profile = write_profile(&f, false, &DEFAULT_LIMITS, &[]);
+    let out = exec_probe(&f, backend, &profile, name, 9, &[]);
+    assert_ran_and_held(&out);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+}
+
+fn network(backend: &str, name: &str) {
+    let f = fixture();
+    let profile = write_profile(&f, true, &DEFAULT_LIMITS, &[]);
+    let tcp = TcpListener::bind("0.0.0.0:0").unwrap();
+    let port = tcp.local_addr().unwrap().port();
+    let udp = UdpSocket::bind(("0.0.0.0", port)).unwrap();
+    udp.set_nonblocking(true).unwrap();
+    tcp.set_nonblocking(true).unwrap();
+    let addrs: Vec<String> = warrant_sandbox::host_facts()
+        .addresses
+        .iter()
+        .filter(|a| !a.is_loopback())
+        .map(|a| a.to_string())
+        .collect();
+    let out = exec_probe(&f, backend, &profile, name, port, &addrs);
+    assert_ran_and_held(&out);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    // Host side: nothing arrived.
+    let mut buf = [0u8; 512];
+    assert!(
+        udp.recv_from(&mut buf).is_err(),
+        "the host listener received a datagram"
+    );
+    assert!(
+        tcp.accept().is_err(),
+        "the host listener accepted a connection"
+    );
+}
+
+fn read_planted_secret(backend: &str) {
+    let f = fixture();
+    let secret = f.outside.join("id_ed25519");
+    let profile = write_profile(
+        &f,
+        true,
+        &DEFAULT_LIMITS,
+        &[("RT_SECRET", secret.display().to_string())],
+    );
+    let out = exec_probe(&f, backend, &profile, "read_planted_secret", 9, &[]);
+    assert_ran_and_held(&out);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+}
+
+fn write_through_planted_symlink(backend: &str) {
+    let f = fixture();
+    let target = f.outside.join("target");
+    std::os::unix::fs::symlink(&target, f.ws.join("planted")).unwrap();
+    let profile = write_profile(&f, true, &DEFAULT_LIMITS, &[]);
+    let out = exec_probe(
+        &f,
+        backend,
+        &profile,
+        "write_through_planted_symlink",
+        9,
+        &[],
+    );
+    assert_ran_and_held(&out);
+    assert_eq!(
+        std::fs::read_to_string(&target).unwrap(),
+        "original\n",
+        "host file changed"
+    );
+}
+
+fn write_symlink_into_readonly(backend: &str) {
+    let f = fixture();
+    std::os::unix::fs::symlink("/usr/share/warrant-redteam", f.ws.join("ro-link")).unwrap();
+    let profile = write_profile(&f, true, &DEFAULT_LIMITS, &[]);
+    let out = exec_probe(&f, backend, &profile, "write_symlink_into_readonly", 9, &[]);
+    assert_ran_and_held(&out);
+    assert!(
+        !Path::new("/usr/share/warrant-redteam").exists(),
+        "created a file in host /usr/share"
+    );
+}
+
+fn other_process_environ(backend: &str) {
+    let f = fixture();
+    let profile = write_profile(&f, true, &DEFAULT_LIMITS, &[]);
+    let me = std::process::id().to_string();
+    let out = exec_probe(
+        &f,
+        backend,
+        &profile,
+        "other_process_environ",
+        9,
+        &[me, "1".into()],
+    );
+    assert_ran_and_held(&out);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+}
+
+fn kill_outside(backend: &str) {
+    let f = fixture();
+    let profile = write_profile(&f, true, &DEFAULT_LIMITS, &[]);
+    let me = std::process::id().to_string();
+    let out = exec_probe(&f, backend, &profile, "kill_outside", 9, &[me]);
+    assert_ran_and_held(&out);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+}
+
+fn abstract_unix_socket(backend: &str) {
+    let f = fixture();
+    let name = format!("warrant-redteam-{}", std::process::id());
+    let addr = std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes()).unwrap();
+    let listener = std::os::unix::net::UnixListener::bind_addr(&addr).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let profile = write_profile(&f, true, &DEFAULT_LIMITS, &[("RT_ABSTRACT", name)]);
+    let out = exec_probe(&f, backend, &profile, "abstract_unix_socket", 9, &[]);
+    assert_ran_and_held(&out);
+    assert!(
+        listener.accept().is_err(),
+        "the host's abstract socket accepted a connection"
+    );
+}
+
+fn sleeper_alive(nonce: &str) -> bool {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(Result::ok)
+        .any(|e| {
+            std::fs::read(e.path().join("cmdline"))
+                .map(|c| {
+                    String::from_utf8_lossy(&c)
+                        .replace('\0', " ")
+                        .contains(&format!("sleep {nonce}"))
+                })
+                .unwrap_or(false)
+        })
+}
+
+fn setsid_nohup_survives(backend: &str) {
+    let f = fixture();
+    let nonce = format!(
+        "{}.{}",
+        4000 + std::process::id() % 1000,
+        std::process::id()
+    );
+    let profile = write_profile(&f, true, &DEFAULT_LIMITS, &[("RT_NONCE", nonce.clone())]);
+    let out = exec_probe(&f, backend, &profile, "setsid_nohup_survives", 9, &[]);
+    assert_ran_and_held(&out);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(
+        !sleeper_alive(&nonce),
+        "`setsid nohup sleep {nonce}` outlived the sandbox"
+    );
+}
+
+fn limit(
+    backend: &str,
+    name: &str,
+    limits: &Limits,
+    env: &[(&str, String)],
+    accept: &[&str],
+) -> serde_json::Value {
+    let f = fixture();
+    let profile = write_profile(&f, true, limits, env);
+    let out = exec_probe(&f, backend, &profile, name, 9, &[]);
+    assert_ran_and_held(&out);
+    let r = result_json(&out);
+    let hit: Vec<String> = r["limits_hit"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    let said_blocked = String::from_utf8_lossy(&out.stdout).contains("BLOCKED");
+    assert!(
+        said_blocked || hit.iter().any(|h| accept.contains(&h.as_str())),
+        "neither blocked nor stopped by {accept:?}: hit {hit:?}\n{}",
+        text(&out)
+    );
+    r
+}
+
+fn fork_bomb(backend: &str) {
+    limit(backend, "fork_bomb", &DEFAULT_LIMITS, &[], &["pids"]);
+}
+
+fn memory_bomb(backend: &str) {
+    limit(backend, "memory_bomb", &DEFAULT_LIMITS, &[], &["memory"]);
+}
+
+fn file_size_bomb(backend: &str) {
+    limit(
+        backend,
+        "file_size_bomb",
+        &DEFAULT_LIMITS,
+        &[],
+        &["file_size"],
+    );
+}
+
+fn output_flood(backend: &str) {
+    let r = limit(backend, "output_flood", &DEFAULT_LIMITS, &[], &["output"]);
+    assert!(
+        r["limits_hit"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|v| v == "output"),
+        "{r}"
+    );
+    assert!(r["output_truncated"].as_bool().unwrap(), "{r}");
+}
+
+fn cpu_burn(backend: &str) {
+    let r = limit(
+        backend,
+        "cpu_burn",
+        &Limits { wall: 30, cpu: 1 },
+        &[],
+        &["cpu"],
+    );
+    assert!(r["signal"].is_number(), "not killed: {r}");
+}
+
+fn wall_clock(backend: &str) {
+    let started = std::time::Instant::now();
+    let r = limit(
+        backend,
+        "wall_clock",
+        &Limits { wall: 2, cpu: 5 },
+        &[],
+        &["wall_time"],
+    );
+    assert_eq!(r["exit_code"], 124, "{r}");
+    assert!(r["timed_out"].as_bool().unwrap());
+    assert!(started.elapsed().as_secs() < 30);
+}
+
+macro_rules! redteam_suite {
+    ($module:ident, $backend:literal) => {
+        mod $module {
+            use super::*;
+
+            macro_rules! probe {
+                ($name:ident) => {
+                    #[test]
+                    fn $name() {
+                        blocked($backend, stringify!($name));
+                    }
+                };
+            }
+
+            probe!(read_host_shadow);
+            probe!(read_root_ssh);
+            probe!(read_undeclared_host_file);
+            probe!(write_readonly_bind);
+            probe!(write_root);
+            probe!(mount_tmpfs);
+            probe!(open_tree);
+            probe!(unshare_user_syscall);
+            probe!(unshare_cli);
+            probe!(clone_newns);
+            probe!(clone3);
+            probe!(setns);
+            probe!(ptrace_sibling);
+            probe!(process_vm_readv);
+            probe!(io_uring_setup);
+            probe!(bpf);
+            probe!(keyctl);
+            probe!(kernel_module);
+            probe!(reboot);
+            probe!(raw_socket);
+            probe!(packet_socket);
+            probe!(dns_lookup);
+            probe!(setuid_mount);
+            probe!(setuid_su);
+            probe!(mknod);
+            probe!(tiocsti);
+            probe!(proc_sys_write);
+            probe!(sysrq_trigger);
+            probe!(sys_write);
+            probe!(exec_from_tmp);
+            probe!(chroot);
+            probe!(sethostname);
+            probe!(perf_event_open);
+
+            #[test]
+            fn write_readonly_workspace() {
+                readonly_blocked($backend, "mknod");
+            }
+            #[test]
+            fn tcp_loopback() {
+                network($backend, "tcp_loopback");
+            }
+            #[test]
+            fn tcp_host_addresses() {
+                network($backend, "tcp_host_addresses");
+            }
+            #[test]
+            fn udp_to_host_resolver() {
+                network($backend, "udp_to_host_resolver");
+            }
+            #[test]
+            fn read_planted_secret() {
+                super::read_planted_secret($backend);
+            }
+            #[test]
+            fn write_through_planted_symlink() {
+                super::write_through_planted_symlink($backend);
+            }
+            #[test]
+            fn write_symlink_into_readonly() {
+                super::write_symlink_into_readonly($backend);
+            }
+            #[test]
+            fn other_process_environ() {
+                super::other_process_environ($backend);
+            }
+            #[test]
+            fn kill_outside() {
+                super::kill_outside($backend);
+            }
+            #[test]
+            fn abstract_unix_socket() {
+                super::abstract_unix_socket($backend);
+            }
+            #[test]
+            fn setsid_nohup_survives() {
+                super::setsid_nohup_survives($backend);
+            }
+            #[test]
+            fn fork_bomb() {
+                super::fork_bomb($backend);
+            }
+            #[test]
+            fn memory_bomb() {
+                super::memory_bomb($backend);
+            }
+            #[test]
+            fn file_size_bomb() {
+                super::file_size_bomb($backend);
+            }
+            #[test]
+            fn output_flood() {
+                super::output_flood($backend);
+            }
+            #[test]
+            fn cpu_burn() {
+                super::cpu_burn($backend);
+            }
+            #[test]
+            fn wall_clock() {
+                super::wall_clock($backend);
+            }
+            #[test]
+            fn probe_passes() {
+                let f = fixture();
+                std::fs::write(f.ws.join("x"), "x").unwrap();
+                let out = warrant(
+                    &f,
+                    &[
+                        "exec", "--profile", "workspace-write", "--cwd", f.ws.to_str().unwrap(), "--backend", $backend, "--probe",
+                        "--format", "json",
+                    ],
+                );
+                assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+                let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+                assert_eq!(report["passed"], true);
+                assert_eq!(report["guard"], true);
+                assert!(report["checks"].as_array().unwrap().len() >= 25);
+            }
+            #[test]
+            fn weakened_profile_fails_probe() {
+                let f = fixture();
+                let p = f.root.join("weak.toml");
+                std::fs::write(
+                    &p,
+                    "version = 1\nname = \"weak\"\n[filesystem]\nread_only = [\"/usr\", \".\"]\n[security]\nseccomp = \"off\"\nlandlock = \"off\"\n",
+                )
+                .unwrap();
+                let out = warrant(
+                    &f,
+                    &[
+                        "exec", "--profile", p.to_str().unwrap(), "--cwd", f.ws.to_str().unwrap(), "--backend", $backend, "--probe",
+                        "--format", "json",
+                    ],
+                );
+                assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+                let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+                let failed: Vec<&str> = report["checks"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|c| c["pass"] == false)
+                    .map(|c| c["name"].as_str().unwrap())
+                    .collect();
+                assert!(failed.contains(&"seccomp"), "{failed:?}");
+                assert!(failed.contains(&"landlock"), "{failed:?}");
+            }
+        }
+    };
+}
+
+redteam_suite!(process, "process");
+
+
+// ---- the probes themselves can detect an escape (harmless ones, run on the host, unsandboxed) ----
+
+fn selftest(name: &str, extra: &[String]) -> Output {
+    let f = fixture();
+    Command::new("/usr/bin/python3")
+        .arg(f.ws.join("probes.py"))
+        .args([name, "selftest"])
+        .args(extra)
+        .current_dir(&f.ws)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn selftest_probes_detect_escapes_on_the_host() {
+    // This suite runs as root on the host, where these reads and sockets succeed.
+    if !String::from_utf8_lossy(&Command::new("id").arg("-u").output().unwrap().stdout)
+        .trim()
+        .eq("0")
+    {
+        panic!("the red-team self-test expects to run as root, as CI does");
+    }
+    for name in ["read_host_shadow", "raw_socket", "other_process_environ"] {
+        let out = selftest(name, &["9".into(), std::process::id().to_string()]);
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("ESCAPED"),
+            "{name} cannot detect an escape: {}",
+            text(&out)
+        );
+    }
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port().to_string();
+    let out = selftest("tcp_loopback", &[port]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("ESCAPED"),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn guard_refuses_to_attack_outside_a_sandbox() {
+    let f = fixture();
+    let out = Command::new("/usr/bin/python3")
+        .arg(f.ws.join("probes.py"))
+        .args(["mount_tmpfs", &host_pidns(), "9"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(99), "{}", text(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("GUARD-FAILED"));
+}
+
+#[test]
+fn suite_has_at_least_30_named_probes() {
+    let f = fixture();
+    let out = Command::new("/usr/bin/python3")
+        .arg(f.ws.join("probes.py"))
+        .args(["list", "x"])
+        .output()
+        .unwrap();
+    let n = String::from_utf8_lossy(&out.stdout).lines().count();
+    assert!(n >= 30, "only {n} probes");
+}
+
+// ---- CLI behaviour ----
+
+#[test]
+fn exit_status_passes_through_and_not_found_is_127() {
+    let f = fixture();
+    let ws = f.ws.to_str().unwrap();
+    let out = warrant(
+        &f,
+        &[
+            "exec",
+            "--profile",
+            "readonly",
+            "--cwd",
+            ws,
+            "--",
+            "sh",
+            "-c",
+            "exit 7",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(7), "{}", text(&out));
+    let out = warrant(
+        &f,
+        &[
+            "exec",
+            "--profile",
+            "readonly",
+            "--cwd",
+            ws,
+            "--",
+            "no-such-command-xyz",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(127), "{}", text(&out));
+    let out = warrant(
+        &f,
+        &[
+            "exec",
+            "--profile",
+            "readonly",
+            "--cwd",
+            ws,
+            "--",
+            "sh",
+            "-c",
+            "kill -9 $$",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(137), "{}", text(&out));
+}
+
+#[test]
+fn declared_input_is_readable_and_output_passes_through() {
+    let f = fixture();
+    let out = warrant(
+        &f,
+        &[
+            "exec",
+            "--profile",
+            "readonly",
+            "--cwd",
+            f.ws.to_str().unwrap(),
+            "--",
+            "cat",
+            "input.txt",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "declared input\n");
+}
+
+#[test]
+fn workspace_write_creates_files_owned_like_the_workspace() {
+    use std::os::unix::fs::MetadataExt;
+    let f = fixture();
+    let out = warrant(
+        &f,
+        &[
+            "exec",
+            "--profile",
+            "workspace-write",
+            "--cwd",
+            f.ws.to_str().unwrap(),
+            "--",
+            "sh",
+            "-c",
+            "echo made > made.txt; id -u",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "1000");
+    let made = std::fs::metadata(f.ws.join("made.txt")).unwrap();
+    assert_eq!(
+        made.uid(),
+        std::fs::metadata(&f.ws).unwrap().uid(),
+        "idmapped write kept the workspace owner"
+    );
+}
+
+#[test]
+fn only_allowlisted_environment_reaches_the_process() {
+    let f = fixture();
+    let out = Command::new(BIN)
+        .args([
+            "exec",
+            "--profile",
+            "readonly",
+            "--cwd",
+            f.ws.to_str().unwrap(),
+            "--",
+            "env",
+        ])
+        .env("WARRANT_AUDIT_LOG", &f.log)
+        .env("AWS_SECRET_ACCESS_KEY", "do-not-leak")
+        .env("LANG", "C.UTF-8")
+        .output()
+        .unwrap();
+    let env = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !env.contains("do-not-leak") && !env.contains("AWS_"),
+        "{env}"
+    );
+    assert!(env.contains("LANG=C.UTF-8"), "{env}");
+}
+
+#[test]
+fn dotdot_in_bind_source_is_refused_before_anything_runs() {
+    let f = fixture();
+    let p = f.root.join("dotdot.toml");
+    std::fs::write(
+        &p,
+        "version = 1\n[filesystem]\nread_only = [\"/usr\", \"ws/../../../etc\"]\n",
+    )
+    .unwrap();
+    let out = warrant(&f, &["profile", "check", p.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("`..`"),
+        "{}",
+        text(&out)
+    );
+    let out = warrant(
+        &f,
+        &["exec", "--profile", p.to_str().unwrap(), "--", "true"],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+}
+
+#[test]
+fn symlinked_bind_source_fails_closed_naming_the_control() {
+    let f = fixture();
+    std::os::unix::fs::symlink(&f.outside, f.root.join("link")).unwrap();
+    let p = f.root.join("symlink.toml");
+    std::fs::write(
+        &p,
+        format!(
+            "version = 1\n[filesystem]\nread_only = [\"/usr\", \"{}\"]\n",
+            f.root.join("link").display()
+        ),
+    )
+    .unwrap();
+    let out = warrant(
+        &f,
+        &["exec", "--profile", p.to_str().unwrap(), "--", "true"],
+    );
+    assert_eq!(out.status.code(), Some(125), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("control `binds`"),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn missing_cwd_fails_closed_naming_the_control() {
+    let f = fixture();
+    let p = f.root.join("cwd.toml");
+    std::fs::write(
+        &p,
+        "version = 1\ncwd = \"does-not-exist\"\n[filesystem]\nread_only = [\"/usr\", \".\"]\n",
+    )
+    .unwrap();
+    let out = warrant(
+        &f,
+        &[
+            "exec",
+            "--profile",
+            p.to_str().unwrap(),
+            "--cwd",
+            f.ws.to_str().unwrap(),
+            "--",
+            "true",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(125), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("control `cwd`"),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn profile_check_shows_grants() {
+    let f = fixture();
+    let out = warrant(
+        &f,
+        &[
+            "profile",
+            "check",
+            "workspace-write",
+            "--cwd",
+            f.ws.to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["valid"], true);
+    assert!(
+        v["seccomp_denies"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s == "io_uring_setup")
+    );
+}
+
+#[test]
+fn every_exec_is_audited_and_the_chain_verifies() {
+    let f = fixture();
+    let ws = f.ws.to_str().unwrap();
+    warrant(
+        &f,
+        &["exec", "--profile", "readonly", "--cwd", ws, "--", "true"],
+    );
+    warrant(
+        &f,
+        &[
+            "exec",
+            "--profile",
+            "readonly",
+            "--cwd",
+            ws,
+            "--",
+            "sh",
+            "-c",
+            "exit 3",
+        ],
+    );
+    let log = std::fs::read_to_string(&f.log).unwrap();
+    assert_eq!(log.lines().count(), 2, "{log}");
+    assert!(log.contains("profile_hash"), "{log}");
+    let out = warrant(&f, &["audit", "verify", "--log", f.log.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+}
+
+#[test]
+fn dry_run_runs_nothing() {
+    let f = fixture();
+    let out = warrant(
+        &f,
+        &[
+            "exec",
+            "--profile",
+            "workspace-write",
+            "--cwd",
+            f.ws.to_str().unwrap(),
+            "--dry-run",
+            "--",
+            "touch",
+            "made",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(!f.ws.join("made").exists());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["dry_run"], true);
+}
