@@ -642,8 +642,10 @@ fn check_interpreter(names: &[String], argv: &[String], review: &mut CommandRevi
             }
             out
         };
-        let command_re =
-            regex::Regex::new(r"(?:^|[;\n{}])\s*(?:[0-9$,/!~]|\\.)*\s*[eEwWrR](?:\s|$)").ok();
+        static COMMAND_RE: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
+        let command_re = COMMAND_RE.get_or_init(|| {
+            regex::Regex::new(r"(?:^|[;\n{}])\s*(?:[0-9$,/!~]|\\.)*\s*[eEwWrR](?:\s|$)").ok()
+        });
         for script in script_args {
             let runs_command = command_re.as_ref().is_some_and(|re| re.is_match(script));
             if runs_command || sed_substitution_executes(script) {

@@ -117,10 +117,22 @@ fn looks_like_placeholder(value: &str) -> bool {
         || lower.chars().all(|c| c == '*' || c == 'x' || c == '.')
 }
 
+/// All patterns as one set: one pass tells which patterns can match at all, so clean text (the
+/// common case) costs a single scan.
+fn pattern_set() -> Option<&'static regex::RegexSet> {
+    static SET: OnceLock<Option<regex::RegexSet>> = OnceLock::new();
+    SET.get_or_init(|| regex::RegexSet::new(patterns().iter().map(|p| p.regex.as_str())).ok())
+        .as_ref()
+}
+
 /// Finds likely secrets in `text`. Matches are sorted by start offset and do not overlap.
 pub fn find_secrets(text: &str) -> Vec<SecretMatch> {
     let mut found: Vec<SecretMatch> = Vec::new();
-    for pattern in patterns() {
+    let candidates: Vec<usize> = match pattern_set() {
+        Some(set) => set.matches(text).into_iter().collect(),
+        None => (0..patterns().len()).collect(),
+    };
+    for pattern in candidates.into_iter().filter_map(|i| patterns().get(i)) {
         for caps in pattern.regex.captures_iter(text) {
             let Some(m) = caps.get(pattern.group) else {
                 continue;
