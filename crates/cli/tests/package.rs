@@ -950,8 +950,9 @@ fn unreadable_packages_exit_2_and_sarif_is_emitted() {
 }
 
 /// Starts an upgrade that pauses at `point`, waits until it is there, then SIGKILLs it.
-fn kill_upgrade_at(point: &str, src: &Path, skills: &Path, cwd: &Path) {
-    let marker = cwd.join(format!("paused-{point}"));
+fn kill_upgrade_at(point: &str, src: &Path, skills: &Path, cwd: &Path, env: &[(&str, &str)]) {
+    let marker = cwd.join(format!("paused-{point}-{}", skills.file_name().unwrap().to_str().unwrap()));
+    assert!(!marker.exists());
     let mut child = Command::new(env!("CARGO_BIN_EXE_warrant"))
         .args([
             "install",
@@ -964,6 +965,7 @@ fn kill_upgrade_at(point: &str, src: &Path, skills: &Path, cwd: &Path) {
         .current_dir(cwd)
         .env("WARRANT_TEST_PAUSE_AT", point)
         .env("WARRANT_TEST_PAUSE_FILE", &marker)
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -1006,7 +1008,7 @@ fn killing_the_installer_at_any_point_leaves_old_or_new_never_a_mix() {
             )),
             0
         );
-        kill_upgrade_at(point, &v2, &skills, tmp.path());
+        kill_upgrade_at(point, &v2, &skills, tmp.path(), &[]);
         // Right after the kill, before any recovery: one whole tree, old or new.
         let now = snapshot(&skills.join("notes-sync"));
         if new_in_place {
@@ -1044,13 +1046,65 @@ fn killing_the_installer_at_any_point_leaves_old_or_new_never_a_mix() {
             ],
             tmp.path(),
         );
-        if new_in_place {
-            assert_eq!(code(&out), 0, "{point}: {}", text(&out));
-        } else {
-            assert_eq!(code(&out), 0, "{point}: {}", text(&out));
-        }
+        assert_eq!(code(&out), 0, "{point}: {}", text(&out));
         assert_eq!(snapshot(&skills.join("notes-sync")), new);
         assert_eq!(code(&warrant(&["verify", "--to", s], tmp.path())), 0);
+    }
+    // Filesystems without RENAME_EXCHANGE: the old tree is renamed aside, then the new one in.
+    // Killed between the two renames, the skill is briefly absent; the next run restores the old.
+    for (point, new_in_place) in [("staged", false), ("aside", false), ("swapped", true)] {
+        let skills = tmp.path().join(format!("skills-aside-{point}"));
+        let s = skills.to_str().unwrap();
+        assert_eq!(
+            code(&warrant(
+                &["install", v1.to_str().unwrap(), "--to", s],
+                tmp.path()
+            )),
+            0
+        );
+        kill_upgrade_at(
+            point,
+            &v2,
+            &skills,
+            tmp.path(),
+            &[("WARRANT_TEST_NO_EXCHANGE", "1")],
+        );
+        let now = snapshot(&skills.join("notes-sync"));
+        match point {
+            "aside" => assert!(!skills.join("notes-sync").exists(), "aside: {now:?}"),
+            _ => assert_eq!(
+                now,
+                if new_in_place {
+                    new.clone()
+                } else {
+                    old.clone()
+                },
+                "{point}"
+            ),
+        }
+        let out = warrant(&["verify", "--to", s], tmp.path());
+        assert_eq!(code(&out), 0, "aside {point}: {}", text(&out));
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(if new_in_place {
+                "rolled-forward"
+            } else if point == "aside" {
+                "rolled-back"
+            } else {
+                "cleaned"
+            }),
+            "{point}: {}",
+            text(&out)
+        );
+        assert_eq!(
+            snapshot(&skills.join("notes-sync")),
+            if new_in_place {
+                new.clone()
+            } else {
+                old.clone()
+            },
+            "aside {point}"
+        );
+        assert_eq!(tree(&skills.join(".warrant/staging")), Vec::<String>::new());
     }
     // A first install killed mid-write leaves no skill at all, and nothing to verify.
     let skills = tmp.path().join("skills-fresh");

