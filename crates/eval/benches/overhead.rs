@@ -14,13 +14,20 @@ use warrant_eval::{
 };
 
 fn scenario(dir: &Path, rerun: bool, repeats: u32) -> Scenario {
-    let checks = if rerun {
-        "[[checks]]\nkind = \"contains\"\ntext = \"done\"\n[[checks]]\nkind = \"harness_test_passes\"\n"
+    // Without the re-run: no protected test files, so nothing for the harness to re-run.
+    let (protected, checks) = if rerun {
+        (
+            "[\"test_a.py\"]",
+            "[[checks]]\nkind = \"contains\"\ntext = \"done\"\n[[checks]]\nkind = \"harness_test_passes\"\n[[checks]]\nkind = \"protected_files_unchanged\"\n",
+        )
     } else {
-        "[[checks]]\nkind = \"contains\"\ntext = \"done\"\n[[checks]]\nkind = \"protected_files_unchanged\"\n"
+        (
+            "[\"a.py\"]",
+            "[[checks]]\nkind = \"contains\"\ntext = \"done\"\n[[checks]]\nkind = \"protected_files_unchanged\"\n",
+        )
     };
     let text = format!(
-        "id = \"bench\"\ndescription = \"d\"\nprompt = \"p\"\nprotected = [\"test_a.py\"]\nrepeats = {repeats}\n\
+        "id = \"bench\"\ndescription = \"d\"\nprompt = \"p\"\nprotected = {protected}\nrepeats = {repeats}\n\
          [[files]]\npath = \"a.py\"\ncontent = \"X = 1\\n\"\n[[files]]\npath = \"test_a.py\"\ncontent = \"from a import X\\ndef test_x():\\n    assert X == 1\\n\"\n{checks}"
     );
     let p = dir.join(format!("bench-{rerun}-{repeats}.toml"));
@@ -68,6 +75,7 @@ fn bench(c: &mut Criterion) {
         let cfg = config(dir.path(), scenario(dir.path(), rerun, 1), 1);
         let report = warrant_eval::evaluate_all(&cfg, &launcher, &verifier, &|_| {}).unwrap();
         assert!(report.runs[0].passed, "{:?}", report.runs[0].checks);
+        assert_eq!(report.runs[0].evidence.rerun.is_some(), rerun);
         let name = if rerun { "with_rerun" } else { "no_rerun" };
         g.bench_function(name, |b| {
             b.iter(|| warrant_eval::evaluate_all(&cfg, &launcher, &verifier, &|_| {}).unwrap())

@@ -50,7 +50,7 @@ Examples:
 
 Trusted candidates only: the agent runs on the host as your user; the evidence is tamper-evident,
 not tamper-proof, and the harness re-run is the verdict (docs/eval.md).")]
-    Eval(EvalArgs),
+    Eval(Box<EvalArgs>),
     /// Test support: the scripted Anthropic Messages API server (docs/scripted-agent.md).
     #[command(name = "scripted-api")]
     ScriptedApi {
@@ -184,7 +184,7 @@ fn load_scenarios(dir: Option<&Path>, only: &[String]) -> Result<Vec<Scenario>, 
 /// Runs one subcommand of this group.
 pub fn run(command: Command) -> CmdResult {
     match command {
-        Command::Eval(args) => run_eval(args),
+        Command::Eval(args) => run_eval(*args),
         Command::ScriptedApi {
             command:
                 ScriptedApiCommand::Serve {
@@ -448,4 +448,22 @@ pub fn demo(out: &mut dyn std::io::Write) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn demo_passes_honest_agents_and_catches_the_hostile_one() {
+        let mut out = Vec::new();
+        super::demo(&mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(text.matches("honest agent").count(), 5, "{text}");
+        assert_eq!(text.matches(": PASS").count(), 5, "{text}");
+        assert!(
+            text.contains(
+                "hostile agent (conftest-forcepass): FAIL; caught by harness_test_passes"
+            ),
+            "{text}"
+        );
+    }
 }
