@@ -5,7 +5,10 @@
 //! - `verify_1000/*`: full verification of 1000 records against only parsing the same lines as JSON.
 //!
 //! Run: `cargo bench -p warrant-audit --bench log`; report the ratios, not the absolute times.
-#![allow(missing_docs, reason = "criterion's macros generate undocumented items")]
+#![allow(
+    missing_docs,
+    reason = "criterion's macros generate undocumented items"
+)]
 
 use std::io::{BufRead, Write};
 use std::time::Duration;

@@ -111,6 +111,10 @@ pub struct AuditEntry {
     /// Why the launch was refused (e.g. the re-validation error), when it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refused: Option<String>,
+    /// Why the launch failed although it was allowed (e.g. a sandbox control could not be
+    /// established: exit 125), when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed: Option<String>,
 }
 
 impl AuditEntry {
@@ -135,6 +139,7 @@ impl AuditEntry {
             verdict: None,
             outcome: None,
             refused: None,
+            failed: None,
         }
     }
 
@@ -192,6 +197,12 @@ impl AuditEntry {
         self
     }
 
+    /// Marks the launch as failed (allowed, but the boundary could not be set up), with the reason.
+    pub fn failed(mut self, reason: impl Into<String>) -> Self {
+        self.failed = Some(reason.into());
+        self
+    }
+
     /// The same entry with every secret-looking value redacted (argv, cwd, env values, reasons).
     pub fn redacted(mut self) -> Self {
         self.actor = redact(&self.actor);
@@ -205,11 +216,16 @@ impl AuditEntry {
         self.what.env = env
             .into_iter()
             .map(|(k, v)| {
-                // The variable's name is context for the detector (`API_KEY=...`).
-                let joined = redact(&format!("{k}={v}"));
-                let value = match joined.split_once('=') {
-                    Some((name, rest)) if name == k => rest.to_string(),
-                    _ => redact(&v),
+                let value = if secret_like_name(&k) {
+                    // A variable named like a credential is withheld whatever its value looks like.
+                    "[REDACTED:secret-name]".to_string()
+                } else {
+                    // The name is context for the detector (`API_KEY=...`).
+                    let joined = redact(&format!("{k}={v}"));
+                    match joined.split_once('=') {
+                        Some((name, rest)) if name == k => rest.to_string(),
+                        _ => redact(&v),
+                    }
                 };
                 (redact(&k), value)
             })
@@ -221,11 +237,29 @@ impl AuditEntry {
         {
             *limit = redact(limit);
         }
-        if let Some(r) = &mut self.refused {
+        for r in self.refused.iter_mut().chain(self.failed.iter_mut()) {
             *r = redact(r);
         }
         self
     }
+}
+
+/// Whether an environment variable's name says it holds a credential.
+fn secret_like_name(name: &str) -> bool {
+    const WORDS: [&str; 10] = [
+        "TOKEN",
+        "SECRET",
+        "PASSWORD",
+        "PASSWD",
+        "KEY",
+        "AUTH",
+        "CREDENTIAL",
+        "COOKIE",
+        "SESSION",
+        "PRIVATE",
+    ];
+    let upper = name.to_ascii_uppercase();
+    WORDS.iter().any(|w| upper.contains(w))
 }
 
 /// One record of the log, as stored.
@@ -620,14 +654,17 @@ impl AuditLog {
         &self.path
     }
 
-    /// Appends one event and returns the record written.
-    ///
-    /// The entry is redacted first ([`AuditEntry::redacted`]). The log is opened with
-    /// `O_APPEND|O_NOFOLLOW` (created with mode 0600 if missing; a missing parent directory is created with mode 0700),
-    /// locked with an exclusive `flock` for the whole append, its last record and the head sidecar
-    /// are checked to agree (so a truncated or damaged log is never silently extended), the new
-    /// line is written in one `write` and fsynced, then the head is replaced atomically.
-    pub fn append(&self, entry: AuditEntry) -> Result<AuditRecord, AuditError> {
+    /// Checks, without writing anything, that the next [`AuditLog::append`] would succeed as
+    /// far as the log's state goes: the log (created if missing) is a regular file reached
+    /// without a symlink, its last record is intact and the head sidecar agrees with it. Call it
+    /// before launching, so that an action is never run when its record could not be written.
+    pub fn preflight(&self) -> Result<Option<Head>, AuditError> {
+        self.open_checked().map(|(_, last)| last)
+    }
+
+    /// Opens the log for appending, locks it exclusively, and checks its tail against the head.
+    /// Returns the locked file and the last record's head (`None` for an empty log).
+    fn open_checked(&self) -> Result<(File, Option<Head>), AuditError> {
         let path = &self.path;
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::os::unix::fs::DirBuilderExt::mode(
@@ -637,7 +674,7 @@ impl AuditLog {
             .create(parent)
             .map_err(io_err(parent, "create directory"))?;
         }
-        let mut file = open_nofollow(path, OFlags::RDWR | OFlags::APPEND, true)?;
+        let file = open_nofollow(path, OFlags::RDWR | OFlags::APPEND, true)?;
         lock(&file, path, FlockOperation::LockExclusive)?;
         let len = file.metadata().map_err(io_err(path, "stat"))?.len();
         let last = if len == 0 {
@@ -694,6 +731,19 @@ impl AuditLog {
                 }
             }
         }
+        Ok((file, last))
+    }
+
+    /// Appends one event and returns the record written.
+    ///
+    /// The entry is redacted first ([`AuditEntry::redacted`]). The log is opened with
+    /// `O_APPEND|O_NOFOLLOW` (created with mode 0600 if missing; a missing parent directory is created with mode 0700),
+    /// locked with an exclusive `flock` for the whole append, its last record and the head sidecar
+    /// are checked to agree (so a truncated or damaged log is never silently extended), the new
+    /// line is written in one `write` and fsynced, then the head is replaced atomically.
+    pub fn append(&self, entry: AuditEntry) -> Result<AuditRecord, AuditError> {
+        let path = &self.path;
+        let (mut file, last) = self.open_checked()?;
         let (seq, prev_hash) = match last {
             Some(h) => (h.seq + 1, h.hash),
             None => (1, GENESIS_HASH.to_string()),
@@ -747,7 +797,7 @@ impl AuditLog {
         Ok(out)
     }
 
-    /// How many `exec` records that were not refused name `warrant_hash`: lets the executor make
+    /// How many `exec` records that were neither refused nor failed name `warrant_hash`: lets the executor make
     /// a warrant single-use (e.g. for writes) by refusing one that already ran. Reads the records
     /// without verifying them; verify the log for evidence.
     pub fn warrant_uses(&self, warrant_hash: &str) -> Result<u64, AuditError> {
@@ -761,6 +811,7 @@ impl AuditLog {
             .filter(|r| {
                 r.entry.event == EventKind::Exec
                     && r.entry.refused.is_none()
+                    && r.entry.failed.is_none()
                     && r.entry.what.warrant_hash.as_deref() == Some(warrant_hash)
             })
             .count();

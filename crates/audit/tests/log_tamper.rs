@@ -627,3 +627,71 @@ fn concurrent_appends_from_many_processes_form_one_chain() {
     assert!(report.ok(), "{:?}", report.problems);
     assert_eq!(report.records, 180);
 }
+
+#[test]
+fn preflight_refuses_a_log_that_could_not_be_extended_and_writes_nothing() {
+    let (_dir, log) = make_log(3);
+    assert_eq!(log.preflight().unwrap().unwrap().seq, 3);
+    let before = std::fs::read(log.path()).unwrap();
+    let l = lines(log.path());
+    write_lines(log.path(), &l[..2]);
+    assert!(matches!(
+        log.preflight(),
+        Err(AuditError::HeadMismatch {
+            head_seq: 3,
+            last_seq: 2,
+            ..
+        })
+    ));
+    std::fs::write(log.path(), &before).unwrap();
+    assert!(log.preflight().is_ok());
+    assert_eq!(
+        std::fs::read(log.path()).unwrap(),
+        before,
+        "preflight never writes"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(
+        AuditLog::new(dir.path().join("new/audit.jsonl"))
+            .preflight()
+            .unwrap(),
+        None
+    );
+}
+
+#[test]
+fn credential_named_variables_are_withheld_and_failures_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = AuditLog::new(dir.path().join("audit.jsonl"));
+    let mut env = BTreeMap::new();
+    env.insert("GITHUB_TOKEN".to_string(), "short".to_string());
+    env.insert("DB_PASSWORD".to_string(), "hunter2".to_string());
+    env.insert("LANG".to_string(), "C.UTF-8".to_string());
+    let r = log
+        .append(
+            AuditEntry::exec("skill:x", vec!["true".into()])
+                .env(env)
+                .failed("landlock unavailable"),
+        )
+        .unwrap();
+    let text = std::fs::read_to_string(log.path()).unwrap();
+    assert!(
+        !text.contains("short\"") && !text.contains("hunter2"),
+        "{text}"
+    );
+    assert_eq!(r.entry.what.env["LANG"], "C.UTF-8");
+    assert_eq!(r.entry.failed.as_deref(), Some("landlock unavailable"));
+    let w = "sha256:2222222222222222222222222222222222222222222222222222222222222222";
+    log.append(
+        AuditEntry::exec("skill:x", vec![])
+            .warrant_hash(w)
+            .failed("seccomp"),
+    )
+    .unwrap();
+    assert_eq!(
+        log.warrant_uses(w).unwrap(),
+        0,
+        "a launch that failed is not a use"
+    );
+    assert!(verify(&log).ok());
+}
