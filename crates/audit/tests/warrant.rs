@@ -454,3 +454,32 @@ fn review_and_exec_entries_carry_the_warrant_into_the_log() {
             .ok()
     );
 }
+
+mod byte_edits {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+        /// Any single-byte edit of a warrant file either makes it unreadable, leaves its meaning
+        /// unchanged (whitespace), or is refused at re-validation.
+        #[test]
+        fn any_single_byte_edit_of_a_warrant_is_refused_or_harmless(pos in any::<prop::sample::Index>(), byte in any::<u8>()) {
+            let f = Fixture::new();
+            let w = f.issue(&read_request(), HOUR);
+            let mut bytes = w.to_json_pretty().into_bytes();
+            let i = pos.index(bytes.len());
+            prop_assume!(bytes[i] != byte);
+            bytes[i] = byte;
+            let Ok(text) = String::from_utf8(bytes) else { return Ok(()) };
+            let Ok(edited) = Warrant::from_json(&text) else { return Ok(()) };
+            if edited == w {
+                prop_assert!(edited.revalidate(&f.policy, f.now).is_ok());
+            } else {
+                let r = edited.revalidate(&f.policy, f.now);
+                prop_assert!(r.is_err(), "edit at {} to {:#04x} accepted", i, byte);
+            }
+        }
+    }
+}
