@@ -290,7 +290,7 @@ pub struct Head {
     pub hash: String,
 }
 
-/// An error reading or appending to the audit log. Tampering found by [`verify`] is reported in
+/// An error reading or appending to the audit log. Tampering found by [`AuditLog::verify`] is reported in
 /// its [`VerifyReport`], not as an error.
 #[derive(Debug, thiserror::Error)]
 pub enum AuditError {
