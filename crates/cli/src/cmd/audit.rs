@@ -303,6 +303,9 @@ fn show(a: ShowArgs) -> CmdResult {
                 if let Some(why) = &e.refused {
                     line.push_str(&format!(" REFUSED: {why}"));
                 }
+                if let Some(why) = &e.failed {
+                    line.push_str(&format!(" FAILED: {why}"));
+                }
                 println!("{}", redact(&line));
             }
             eprintln!(
