@@ -578,7 +578,7 @@ macro_rules! redteam_suite {
 }
 
 redteam_suite!(process, "process");
-
+redteam_suite!(oci, "oci");
 
 // ---- the probes themselves can detect an escape (harmless ones, run on the host, unsandboxed) ----
 

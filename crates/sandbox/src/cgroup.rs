@@ -126,6 +126,17 @@ impl RunCgroup {
         Ok(())
     }
 
+    /// The `cgroup.procs` files a process writes `0` to in order to join.
+    pub fn procs_files(&self) -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = self
+            .dirs
+            .iter()
+            .map(|(_, d)| d.join("cgroup.procs"))
+            .collect();
+        v.dedup();
+        v
+    }
+
     /// Which cgroup limits were hit: `pids`, `memory`.
     pub fn limits_hit(&self) -> Vec<&'static str> {
         let mut hit = Vec::new();

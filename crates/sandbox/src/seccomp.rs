@@ -12,7 +12,7 @@ use seccompiler::{
 use crate::profile::SeccompLevel;
 
 /// Namespace flags that `clone` may not carry inside the sandbox.
-const NS_FLAGS: &[u64] = &[
+pub(crate) const NS_FLAGS: &[u64] = &[
     libc::CLONE_NEWUSER as u64,
     libc::CLONE_NEWNS as u64,
     libc::CLONE_NEWPID as u64,
@@ -85,8 +85,8 @@ const DENY_STRICT: &[(&str, i64)] = &[
     ("set_mempolicy", libc::SYS_set_mempolicy),
 ];
 
-const TIOCSTI: u64 = 0x5412;
-const TIOCLINUX: u64 = 0x541C;
+pub(crate) const TIOCSTI: u64 = 0x5412;
+pub(crate) const TIOCLINUX: u64 = 0x541C;
 
 /// Names of everything the filter refuses at `level`, for reports and docs.
 pub fn denied_names(level: SeccompLevel) -> Vec<&'static str> {
@@ -109,6 +109,19 @@ pub fn denied_names(level: SeccompLevel) -> Vec<&'static str> {
         "x32 system calls",
     ]);
     v
+}
+
+/// Plain system-call names refused (EPERM) at `level`, without the argument-filtered ones.
+pub fn denied_syscalls(level: SeccompLevel) -> Vec<&'static str> {
+    match level {
+        SeccompLevel::Off => Vec::new(),
+        SeccompLevel::Default => DENY_DEFAULT.iter().map(|d| d.0).collect(),
+        SeccompLevel::Strict => DENY_DEFAULT
+            .iter()
+            .chain(DENY_STRICT)
+            .map(|d| d.0)
+            .collect(),
+    }
 }
 
 fn cond(

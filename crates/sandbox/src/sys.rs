@@ -211,6 +211,11 @@ pub fn set_parent_death_signal(sig: libc::c_int) -> io::Result<()> {
     prctl(libc::PR_SET_PDEATHSIG, sig as libc::c_ulong, 0).map(|_| ())
 }
 
+/// PR_SET_DUMPABLE = 0: others of the same uid cannot ptrace this process or read its /proc files.
+pub fn set_not_dumpable() -> io::Result<()> {
+    prctl(libc::PR_SET_DUMPABLE, 0, 0).map(|_| ())
+}
+
 /// PR_SET_NO_NEW_PRIVS = 1.
 pub fn set_no_new_privs() -> io::Result<()> {
     prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0).map(|_| ())
@@ -602,4 +607,71 @@ pub fn host_addresses() -> Vec<std::net::IpAddr> {
 /// Tries to mount a tmpfs on `target` (the probe's `mount` check; only run behind its guard).
 pub fn mount_probe_tmpfs(target: &CStr) -> io::Result<()> {
     mount(Some(c"none"), target, Some(c"tmpfs"), 0, None)
+}
+
+/// Spawns `cmd` with `fd` as its descriptor 3 (for `crun run --preserve-fds 1`), and with
+/// SIGKILL as its parent-death signal so the runtime dies with warrant.
+/// Before exec the child also joins each cgroup whose `cgroup.procs` path is in `join`, and, when
+/// `hide_mount` is given, moves to a private mount namespace where that mount is detached (so a
+/// runtime that refuses the host's hybrid cgroup layout sees only the v1 hierarchy; the host's
+/// mounts are untouched).
+pub fn spawn_with_fd3(
+    cmd: &mut std::process::Command,
+    fd: &OwnedFd,
+    join: Vec<CString>,
+    hide_mount: Option<CString>,
+) -> io::Result<std::process::Child> {
+    use std::os::unix::process::CommandExt;
+    let raw = fd.as_raw_fd();
+    // SAFETY: the closure runs in the forked child before exec and calls only async-signal-safe
+    // functions (open, write, close, dup2, fcntl, prctl) on integers and on C strings prepared
+    // before the fork; it allocates nothing.
+    unsafe {
+        cmd.pre_exec(move || {
+            for path in &join {
+                let f = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+                if f < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                let w = libc::write(f, b"0".as_ptr().cast(), 1);
+                libc::close(f);
+                if w != 1 {
+                    return Err(io::Error::last_os_error());
+                }
+            }
+            if let Some(m) = &hide_mount
+                && (libc::unshare(libc::CLONE_NEWNS) < 0
+                    || libc::mount(
+                        std::ptr::null(),
+                        c"/".as_ptr(),
+                        std::ptr::null(),
+                        libc::MS_REC | libc::MS_PRIVATE,
+                        std::ptr::null(),
+                    ) < 0
+                    || libc::umount2(m.as_ptr(), libc::MNT_DETACH) < 0)
+            {
+                return Err(io::Error::last_os_error());
+            }
+            if raw == 3 {
+                let flags = libc::fcntl(3, libc::F_GETFD);
+                if flags < 0 || libc::fcntl(3, libc::F_SETFD, flags & !libc::FD_CLOEXEC) < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+            } else if libc::dup2(raw, 3) < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            if libc::prctl(
+                libc::PR_SET_PDEATHSIG,
+                libc::SIGKILL as libc::c_ulong,
+                0,
+                0,
+                0,
+            ) < 0
+            {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    cmd.spawn()
 }

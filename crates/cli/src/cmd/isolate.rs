@@ -50,6 +50,12 @@ pub enum Command {
     /// Sandbox profiles.
     #[command(subcommand)]
     Profile(ProfileCommand),
+    /// Internal: the OCI backend's first process inside the container (Landlock, checks, exec).
+    #[command(name = "oci-init", hide = true)]
+    OciInit {
+        /// The init plan (JSON), written by the OCI backend.
+        plan: String,
+    },
 }
 
 /// `profile` subcommands.
@@ -152,6 +158,7 @@ pub fn run(command: Command) -> CmdResult {
         Command::Exec(a) => exec(a),
         Command::Probe(a) => probe(a),
         Command::Profile(ProfileCommand::Check(a)) => profile_check(a),
+        Command::OciInit { plan } => warrant_sandbox::oci::init_main(&plan),
     }
 }
 
