@@ -357,3 +357,112 @@ fn check_warrant_accepts_a_fresh_warrant_and_refuses_after_a_policy_change() {
     );
     assert_eq!(code(&o), 2);
 }
+
+/// A workspace with a policy that allows running `true`, and a warrant for it.
+fn exec_fixture() -> (tempfile::TempDir, PathBuf, PathBuf, Warrant) {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path();
+    let policy_path = ws.join("policy.toml");
+    std::fs::write(
+        &policy_path,
+        "version = 1\nworkspace = \".\"\ncapabilities = [\"process.run\"]\n\n[paths]\nread = [\".\"]\n\n[commands]\nallow = [[\"true\"]]\n",
+    )
+    .unwrap();
+    let policy = Policy::load(&policy_path).unwrap();
+    let req = ActionRequest::from_json(
+        r#"{"actor":"skill:e2e","capability":"process.run","argv":["true"],"side_effect":"read_only"}"#,
+    )
+    .unwrap();
+    let decision = review(&policy, &req);
+    assert_eq!(
+        decision.verdict,
+        warrant_policy::Verdict::Allow,
+        "{}",
+        decision.reason
+    );
+    let w = Warrant::issue(&policy, &req, &decision, Duration::from_secs(600)).unwrap();
+    let wpath = ws.join("true.warrant.json");
+    w.save(&wpath).unwrap();
+    (dir, policy_path, wpath, w)
+}
+
+#[test]
+fn exec_refuses_a_tampered_warrant_with_126_and_the_refusal_is_in_a_verifiable_log() {
+    let (dir, policy_path, wpath, w) = exec_fixture();
+    let ws = dir.path();
+    let text = std::fs::read_to_string(&wpath)
+        .unwrap()
+        .replace("\"skill:e2e\"", "\"skill:admin\"");
+    std::fs::write(&wpath, text).unwrap();
+    let log = ws.join("audit.jsonl");
+    let o = warrant(
+        &[
+            "exec",
+            "--warrant",
+            wpath.to_str().unwrap(),
+            "--policy",
+            policy_path.to_str().unwrap(),
+            "--audit-log",
+            log.to_str().unwrap(),
+            "--cwd",
+            ws.to_str().unwrap(),
+        ],
+        ws,
+    );
+    assert_eq!(code(&o), 126, "{}", String::from_utf8_lossy(&o.stderr));
+    let records = AuditLog::new(&log).read_records().unwrap();
+    assert_eq!(records.len(), 1);
+    assert!(
+        records[0]
+            .entry
+            .refused
+            .as_deref()
+            .unwrap_or("")
+            .contains("altered"),
+        "{:?}",
+        records[0]
+    );
+    assert_eq!(
+        records[0].entry.what.warrant_hash.as_deref(),
+        Some(w.warrant_hash.as_str())
+    );
+    let o = warrant(&["audit", "verify", "--log", log.to_str().unwrap()], ws);
+    assert_eq!(code(&o), 0);
+}
+
+#[test]
+fn exec_runs_a_valid_warrant_and_records_the_outcome_with_its_hash() {
+    let (dir, policy_path, wpath, w) = exec_fixture();
+    let ws = dir.path();
+    let log = ws.join("audit.jsonl");
+    let o = warrant(
+        &[
+            "exec",
+            "--warrant",
+            wpath.to_str().unwrap(),
+            "--policy",
+            policy_path.to_str().unwrap(),
+            "--audit-log",
+            log.to_str().unwrap(),
+            "--cwd",
+            ws.to_str().unwrap(),
+        ],
+        ws,
+    );
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let records = AuditLog::new(&log).read_records().unwrap();
+    assert_eq!(records.len(), 1);
+    let r = &records[0];
+    assert_eq!(
+        r.entry.what.warrant_hash.as_deref(),
+        Some(w.warrant_hash.as_str())
+    );
+    assert_eq!(r.entry.outcome.as_ref().and_then(|o| o.status), Some(0));
+    assert_eq!(
+        code(&warrant(
+            &["audit", "verify", "--log", log.to_str().unwrap()],
+            ws
+        )),
+        0
+    );
+}
