@@ -924,3 +924,113 @@ fn dry_run_runs_nothing() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["dry_run"], true);
 }
+
+// ---- warrants: re-validated immediately before launch ----
+
+fn issue_warrant(f: &Fixture, argv: &[&str]) -> (PathBuf, PathBuf, serde_json::Value) {
+    let policy_path = f.ws.join("policy.toml");
+    std::fs::write(
+        &policy_path,
+        "version = 1\nworkspace = \".\"\ncapabilities = [\"process.run\", \"fs.read\"]\napproval = []\n\n[paths]\nread = [\".\"]\n\n[commands]\nallow = [[\"cat\", \"input.txt\"]]\n",
+    )
+    .unwrap();
+    let policy = warrant_policy::Policy::load(&policy_path).unwrap();
+    let request = warrant_policy::ActionRequest::from_json(
+        &serde_json::json!({
+            "actor": "skill:test", "capability": "process.run", "argv": argv, "cwd": ".",
+            "paths": ["input.txt"], "side_effect": "read_only", "reason": "read the input"
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let decision = warrant_policy::review(&policy, &request);
+    let w = warrant_audit::Warrant::issue(
+        &policy,
+        &request,
+        &decision,
+        std::time::Duration::from_secs(600),
+    )
+    .unwrap_or_else(|e| {
+        panic!(
+            "not issued: {e}; decision {}",
+            serde_json::to_string(&decision).unwrap()
+        )
+    });
+    let wpath = f.root.join("run.warrant.json");
+    w.save(&wpath).unwrap();
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&wpath).unwrap()).unwrap();
+    (policy_path, wpath, v)
+}
+
+#[test]
+fn warrant_is_revalidated_then_run_and_audited() {
+    let f = fixture();
+    let (policy, wpath, _) = issue_warrant(&f, &["cat", "input.txt"]);
+    let out = warrant(
+        &f,
+        &[
+            "exec",
+            "--profile",
+            "readonly",
+            "--policy",
+            policy.to_str().unwrap(),
+            "--warrant",
+            wpath.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "declared input\n");
+    let log = std::fs::read_to_string(&f.log).unwrap();
+    assert!(log.contains("warrant_hash"), "{log}");
+}
+
+#[test]
+fn tampered_warrant_is_refused_with_126() {
+    let f = fixture();
+    let (policy, wpath, mut v) = issue_warrant(&f, &["cat", "input.txt"]);
+    v["request"]["argv"] = serde_json::json!(["sh", "-c", "id"]);
+    std::fs::write(&wpath, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let out = warrant(
+        &f,
+        &[
+            "exec",
+            "--profile",
+            "readonly",
+            "--policy",
+            policy.to_str().unwrap(),
+            "--warrant",
+            wpath.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(126), "{}", text(&out));
+    assert!(out.stdout.is_empty(), "something ran: {}", text(&out));
+    let log = std::fs::read_to_string(&f.log).unwrap();
+    assert!(log.contains("refused"), "{log}");
+}
+
+#[test]
+fn warrant_is_refused_after_the_policy_changes() {
+    let f = fixture();
+    let (policy, wpath, _) = issue_warrant(&f, &["cat", "input.txt"]);
+    let text_now = std::fs::read_to_string(&policy).unwrap();
+    std::fs::write(
+        &policy,
+        text_now.replace("[[\"cat\", \"input.txt\"]]", "[]"),
+    )
+    .unwrap();
+    let out = warrant(
+        &f,
+        &[
+            "exec",
+            "--profile",
+            "readonly",
+            "--policy",
+            policy.to_str().unwrap(),
+            "--warrant",
+            wpath.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(126), "{}", text(&out));
+    assert!(out.stdout.is_empty());
+}
