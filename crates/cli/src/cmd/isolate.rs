@@ -458,28 +458,45 @@ fn profile_check(a: ProfileCheckArgs) -> CmdResult {
     Ok(if problems.is_empty() { OK } else { INVALID })
 }
 
-/// `warrant demo`'s isolation part: runs the example skill's script in the sandbox, then shows the
-/// probe report for the same profile.
+/// `warrant demo`'s isolation part: runs the example skill's script in the sandbox (the skill
+/// folder and the example project read-only, nothing writable but a private /tmp, no network),
+/// then shows the probe report for the same profile.
 pub fn demo(out: &mut dyn Write) -> anyhow::Result<()> {
     let root = std::env::current_dir()?;
     let skill = root.join("examples/skills/release-readiness");
-    let (ws, script) = if skill.join("scripts/inspect_release.py").is_file() {
-        (skill.clone(), "scripts/inspect_release.py".to_string())
+    let project = root.join("examples/project");
+    let mut profile = Profile::load("readonly")?;
+    let (ws, argv) = if skill.join("scripts/inspect_release.py").is_file() && project.is_dir() {
+        profile
+            .filesystem
+            .read_only
+            .push(warrant_sandbox::profile::BindSpec::Path(skill.clone()));
+        let script = skill
+            .join("scripts/inspect_release.py")
+            .display()
+            .to_string();
+        (
+            project.clone(),
+            vec![
+                "python3".to_string(),
+                script,
+                ".".into(),
+                "--format".into(),
+                "json".into(),
+            ],
+        )
     } else {
-        (root.join("examples/profiles"), "demo_script.py".to_string())
+        (
+            root.join("examples/profiles"),
+            vec!["python3".to_string(), "demo_script.py".into()],
+        )
     };
-    let profile = Profile::load("readonly")?;
     writeln!(
         out,
-        "== sandbox: python3 {script} under profile `readonly` (workspace {})",
+        "== sandbox: {} (profile `readonly`, workspace {})",
+        argv.join(" "),
         ws.display()
     )?;
-    let argv = vec![
-        "python3".to_string(),
-        script,
-        "--format".into(),
-        "json".into(),
-    ];
     let mut o: Vec<u8> = Vec::new();
     let mut e: Vec<u8> = Vec::new();
     let result = {
@@ -497,7 +514,7 @@ pub fn demo(out: &mut dyn Write) -> anyhow::Result<()> {
         result.stdout_bytes,
         result.controls.join(" ")
     )?;
-    writeln!(out, "== probe: what the boundary enforces for `readonly`")?;
+    writeln!(out, "== probe: what the boundary enforces for this profile")?;
     let l = TcpListener::bind("0.0.0.0:0")?;
     let mut facts = HostFacts::collect();
     facts.tcp_port = l.local_addr()?.port();
