@@ -438,20 +438,14 @@ fn review_file(
         interpreter.as_deref(),
         Some("sh" | "bash" | "zsh" | "dash" | "ksh")
     );
+    scan_text(path, &text, shell_like, &mut scan, summary);
     let mut in_fence: Option<bool> = None; // Some(is_shell)
     let mut in_comment = false;
     let mut comment_start = 0;
     let mut comment_text = String::new();
-    for (index, line) in text.lines().enumerate() {
+    let needs_lines = markdown || interpreter.is_some();
+    for (index, line) in text.lines().enumerate().take_while(|_| needs_lines) {
         let n = index + 1;
-        scan_line(
-            path,
-            n,
-            line,
-            shell_like || in_fence == Some(true),
-            &mut scan,
-            summary,
-        );
         if markdown {
             let trimmed = line.trim_start();
             if let Some(info) = trimmed.strip_prefix("```") {
@@ -465,6 +459,9 @@ fn review_file(
                 continue;
             }
             if in_fence == Some(true) {
+                for target in redirect_targets(line) {
+                    record_write(path, n, target, &mut scan, summary);
+                }
                 commands_in_shell_line(
                     path,
                     n,
@@ -639,48 +636,104 @@ fn is_hidden(c: char) -> bool {
     HIDDEN.iter().any(|(a, b)| (*a..=*b).contains(&(c as u32)))
 }
 
-fn scan_line(
-    path: &str,
-    n: usize,
-    line: &str,
-    shell: bool,
-    scan: &mut FileScan<'_>,
-    summary: &mut Summary,
-) {
-    // Hidden Unicode.
-    let hidden: Vec<String> = line
-        .char_indices()
-        .filter(|(i, c)| !(n == 1 && *i == 0 && *c == '\u{feff}'))
-        .filter(|(_, c)| is_hidden(*c))
-        .map(|(_, c)| format!("U+{:04X}", c as u32))
-        .collect();
-    if !hidden.is_empty() {
-        let mut kinds = hidden.clone();
-        kinds.dedup();
-        scan.push(
-            Finding::new(
-                "hidden-unicode",
-                Severity::High,
-                path,
-                format!(
-                    "{} invisible or bidirectional-control characters ({})",
-                    hidden.len(),
-                    kinds.join(", ")
-                ),
-            )
-            .at(n)
-            .with_value(kinds.join(" ")),
-        );
+/// Byte offsets where each line starts, to turn a match offset into a 1-based line number.
+struct Lines<'t> {
+    text: &'t str,
+    starts: Vec<usize>,
+}
+
+impl<'t> Lines<'t> {
+    fn new(text: &'t str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(memchr_newlines(text.as_bytes()));
+        Self { text, starts }
+    }
+
+    /// 1-based line number of a byte offset.
+    fn number(&self, offset: usize) -> usize {
+        self.starts.partition_point(|s| *s <= offset)
+    }
+
+    /// The text of the line holding `offset`.
+    fn line(&self, offset: usize) -> &'t str {
+        let n = self.number(offset);
+        let start = self.starts[n - 1];
+        let end = self.starts.get(n).map(|e| e - 1).unwrap_or(self.text.len());
+        self.text.get(start..end).unwrap_or("")
+    }
+}
+
+fn memchr_newlines(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    bytes
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b == b'\n')
+        .map(|(i, _)| i + 1)
+}
+
+/// Whole-text checks: each pattern runs once over the file (not once per line) and matches are
+/// mapped back to line numbers.
+fn scan_text(path: &str, text: &str, shell: bool, scan: &mut FileScan<'_>, summary: &mut Summary) {
+    let lines = Lines::new(text);
+    // Hidden Unicode (a leading BOM is fine).
+    if !text.is_ascii() {
+        let mut per_line: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+        for (i, c) in text.char_indices() {
+            if is_hidden(c) && !(i == 0 && c == '\u{feff}') {
+                per_line
+                    .entry(lines.number(i))
+                    .or_default()
+                    .push(format!("U+{:04X}", c as u32));
+            }
+        }
+        for (n, hidden) in per_line {
+            let mut kinds = hidden.clone();
+            kinds.sort();
+            kinds.dedup();
+            scan.push(
+                Finding::new(
+                    "hidden-unicode",
+                    Severity::High,
+                    path,
+                    format!(
+                        "{} invisible or bidirectional-control characters ({})",
+                        hidden.len(),
+                        kinds.join(", ")
+                    ),
+                )
+                .at(n)
+                .with_value(kinds.join(" ")),
+            );
+        }
     }
     // Pipe to shell.
-    if regex!(r"(?i)\b(curl|wget|fetch|iwr|invoke-webrequest|base64\s+(-d|--decode)|xxd\s+-r|openssl\s+(enc|base64))\b[^|\n]*\|\s*(sudo\s+)?(sh|bash|zsh|dash|ksh|python3?|perl|ruby|node|iex|source)\b").is_match(line)
-        || regex!(r"(?i)\b(bash|sh|zsh)\s+(-c\s+)?[<\x22]?\s*[<(]\(?\s*(curl|wget)\b").is_match(line)
-        || regex!(r#"(?i)\beval\s+["']?\$\((curl|wget)\b"#).is_match(line)
-    {
-        scan.push(Finding::new("pipe-to-shell", Severity::Critical, path, "downloaded or decoded content is piped into a shell or interpreter").at(n).with_value(line.trim()));
+    let mut piped: BTreeSet<usize> = BTreeSet::new();
+    for pattern in [
+        regex!(
+            r"(?i)\b(curl|wget|fetch|iwr|invoke-webrequest|base64\s+(-d|--decode)|xxd\s+-r|openssl\s+(enc|base64))\b[^|\n]*\|[ \t]*(sudo[ \t]+)?(sh|bash|zsh|dash|ksh|python3?|perl|ruby|node|iex|source)\b"
+        ),
+        regex!(r"(?i)\b(bash|sh|zsh)[ \t]+(-c[ \t]+)?[<\x22]?[ \t]*[<(]\(?[ \t]*(curl|wget)\b"),
+        regex!(r#"(?i)\beval[ \t]+["']?\$\((curl|wget)\b"#),
+    ] {
+        for m in pattern.find_iter(text) {
+            let n = lines.number(m.start());
+            if piped.insert(n) {
+                scan.push(
+                    Finding::new(
+                        "pipe-to-shell",
+                        Severity::Critical,
+                        path,
+                        "downloaded or decoded content is piped into a shell or interpreter",
+                    )
+                    .at(n)
+                    .with_value(lines.line(m.start()).trim()),
+                );
+            }
+        }
     }
     // URLs and origins.
-    for m in regex!(r#"\b([A-Za-z][A-Za-z0-9+.-]{1,15})://[^\s"'<>`)\]}]+"#).find_iter(line) {
+    for m in regex!(r#"\b([A-Za-z][A-Za-z0-9+.-]{1,15})://[^\s"'<>`)\]}]+"#).find_iter(text) {
+        let n = lines.number(m.start());
         let url = m.as_str().trim_end_matches(['.', ',', ';', ':']);
         let scheme = url.split("://").next().unwrap_or("").to_ascii_lowercase();
         if scheme == "https" {
@@ -756,26 +809,32 @@ fn scan_line(
             );
         }
     }
-    // Credential stores.
-    if let Some(m) = regex!(r"(~|\$HOME|\$\{HOME\}|expanduser\([^)]*)?/?\.(ssh|aws|gnupg|kube|docker/config\.json|netrc|git-credentials|npmrc|pypirc|config/gh|config/gcloud|azure)\b|\bid_(rsa|ed25519|ecdsa|dsa)\b|/etc/shadow|Library/Keychains|\bsecurity\s+find-(generic|internet)-password").find(line) {
-        let what = m.as_str().to_owned();
-        summary.credentials.insert(format!("file {what}"));
-        scan.push(Finding::new("credential-file", Severity::High, path, format!("touches credential store `{what}`")).at(n).with_value(what));
+    // Credential stores (one finding per line).
+    let mut cred_lines: BTreeSet<usize> = BTreeSet::new();
+    for m in regex!(r"(~|\$HOME|\$\{HOME\}|expanduser\([^)\n]*)?/?\.(ssh|aws|gnupg|kube|docker/config\.json|netrc|git-credentials|npmrc|pypirc|config/gh|config/gcloud|azure)\b|\bid_(rsa|ed25519|ecdsa|dsa)\b|/etc/shadow|Library/Keychains|\bsecurity[ \t]+find-(generic|internet)-password").find_iter(text) {
+        let n = lines.number(m.start());
+        if cred_lines.insert(n) {
+            let what = m.as_str().to_owned();
+            summary.credentials.insert(format!("file {what}"));
+            scan.push(Finding::new("credential-file", Severity::High, path, format!("touches credential store `{what}`")).at(n).with_value(what));
+        }
     }
     // Secret-like environment variables, and dumping the whole environment.
-    for caps in regex!(r#"(?:os\.environ(?:\.get)?\s*[\[(]\s*["']|os\.getenv\(\s*["']|process\.env\.|process\.env\[\s*["']|ENV\[\s*["']|\$\{?|getenv\(\s*["'])([A-Z][A-Z0-9_]*)"#).captures_iter(line) {
-        let var = caps.get(1).map(|m| m.as_str()).unwrap_or("");
+    for caps in regex!(r#"(?:os\.environ(?:\.get)?\s*[\[(]\s*["']|os\.getenv\(\s*["']|process\.env\.|process\.env\[\s*["']|ENV\[\s*["']|\$\{?|getenv\(\s*["'])([A-Z][A-Z0-9_]*)"#).captures_iter(text) {
+        let Some(m) = caps.get(1) else { continue };
+        let var = m.as_str();
         if regex!(r"(KEY|TOKEN|SECRET|PASSW|PASSWD|CREDENTIAL|AUTH|PRIVATE|SESSION|COOKIE)").is_match(var) {
             summary.credentials.insert(format!("env {var}"));
-            scan.push(Finding::new("credential-env", Severity::Medium, path, format!("reads secret-like environment variable `{var}`")).at(n).with_value(var));
+            scan.push(Finding::new("credential-env", Severity::Medium, path, format!("reads secret-like environment variable `{var}`")).at(lines.number(m.start())).with_value(var));
         }
     }
     for caps in regex!(
         r#"["']([A-Z][A-Z0-9]*_(?:API_KEY|TOKEN|SECRET|SECRET_ACCESS_KEY|PASSWORD|ACCESS_KEY))["']"#
     )
-    .captures_iter(line)
+    .captures_iter(text)
     {
-        let var = caps.get(1).map(|m| m.as_str()).unwrap_or("");
+        let Some(m) = caps.get(1) else { continue };
+        let var = m.as_str();
         if summary.credentials.insert(format!("env {var}")) {
             scan.push(
                 Finding::new(
@@ -784,17 +843,21 @@ fn scan_line(
                     path,
                     format!("names secret-like environment variable `{var}`"),
                 )
-                .at(n)
+                .at(lines.number(m.start()))
                 .with_value(var),
             );
         }
     }
-    if regex!(r"(^|[|;&(`\s])(env|printenv)\s*($|[|>])|os\.environ\s*\)|dict\(os\.environ\)|json\.dumps\(os\.environ|process\.env\s*\)|JSON\.stringify\(process\.env").is_match(line) {
-        summary.credentials.insert("env (entire environment)".into());
-        scan.push(Finding::new("credential-env", Severity::High, path, "reads the entire environment (every credential in it)").at(n).with_value("entire environment"));
+    let mut dump_lines: BTreeSet<usize> = BTreeSet::new();
+    for m in regex!(r"(?m)(^|[|;&(`\s])(env|printenv)[ \t]*($|[|>])|os\.environ\s*\)|dict\(os\.environ\)|json\.dumps\(os\.environ|process\.env\s*\)|JSON\.stringify\(process\.env").find_iter(text) {
+        let n = lines.number(m.end().saturating_sub(1).max(m.start()));
+        if dump_lines.insert(n) {
+            summary.credentials.insert("env (entire environment)".into());
+            scan.push(Finding::new("credential-env", Severity::High, path, "reads the entire environment (every credential in it)").at(n).with_value("entire environment"));
+        }
     }
-    // Embedded secrets.
-    for m in find_secrets(line) {
+    // Embedded secrets (the decision engine's detector).
+    for m in find_secrets(text) {
         summary
             .credentials
             .insert(format!("embedded {} in {path}", m.kind));
@@ -805,91 +868,106 @@ fn scan_line(
                 path,
                 format!("likely secret embedded ({})", m.kind),
             )
-            .at(n)
+            .at(lines.number(m.start))
             .with_value(m.kind),
         );
     }
     // Writes.
-    let mut writes: Vec<String> = Vec::new();
-    for caps in
-        regex!(r#"open\(\s*(?:os\.path\.expanduser\(\s*)?["']([^"']+)["']\)?\s*,\s*["'][wax]"#)
-            .captures_iter(line)
-    {
-        writes.push(
-            caps.get(1)
-                .map(|m| m.as_str().to_owned())
-                .unwrap_or_default(),
-        );
-    }
-    for caps in
-        regex!(r#"(?:>>?|\btee\s+(?:-a\s+)?)\s*([~/$.A-Za-z][^\s;|&)"']*)"#).captures_iter(line)
-    {
-        let target = caps
-            .get(1)
-            .map(|m| m.as_str().to_owned())
-            .unwrap_or_default();
-        if shell
-            && target != "/dev/null"
-            && !target.starts_with('&')
-            && !line.trim_start().starts_with('#')
-        {
-            writes.push(target);
+    let mut writes: Vec<(usize, String)> = Vec::new();
+    for pattern in [
+        regex!(r#"open\(\s*(?:os\.path\.expanduser\(\s*)?["']([^"'\n]+)["']\)?\s*,\s*["'][wax]"#),
+        regex!(
+            r#"(?:writeFile(?:Sync)?|appendFile(?:Sync)?|write_text|write_bytes)\(\s*["']([^"'\n]+)["']"#
+        ),
+    ] {
+        for caps in pattern.captures_iter(text) {
+            if let Some(m) = caps.get(1) {
+                writes.push((lines.number(m.start()), m.as_str().to_owned()));
+            }
         }
     }
-    for caps in regex!(
-        r#"(?:writeFile(?:Sync)?|appendFile(?:Sync)?|write_text|write_bytes)\(\s*["']([^"']+)["']"#
-    )
-    .captures_iter(line)
-    {
-        writes.push(
-            caps.get(1)
-                .map(|m| m.as_str().to_owned())
-                .unwrap_or_default(),
-        );
-    }
-    for target in writes {
-        let protected = regex!(r"(\.bashrc|\.zshrc|\.profile|\.bash_profile|\.zprofile|\.config/fish|\.claude/|\.git/hooks|\.git/config|\.mcp\.json|\.envrc|\.vscode/tasks\.json|\.ssh/|^/etc/|crontab|/usr/|/bin/|\.npmrc|\.pypirc)").is_match(&target);
-        summary.permissions.insert(format!("write {target}"));
-        if protected {
-            scan.push(
-                Finding::new(
-                    "write-protected",
-                    Severity::High,
-                    path,
-                    format!(
-                        "writes `{target}`, which runs code later or configures the agent or shell"
-                    ),
-                )
-                .at(n)
-                .with_value(target),
-            );
-        } else {
-            scan.push(
-                Finding::new(
-                    "write-root",
-                    Severity::Info,
-                    path,
-                    format!("writes `{target}`"),
-                )
-                .at(n)
-                .with_value(target),
-            );
+    if shell {
+        for (i, line) in text.lines().enumerate() {
+            writes.extend(redirect_targets(line).into_iter().map(|t| (i + 1, t)));
         }
+    }
+    for (n, target) in writes {
+        record_write(path, n, target, scan, summary);
     }
     // Text aimed at the agent or grader.
-    if regex!(r"(?i)\b(ignore|disregard|forget)\s+(all\s+|any\s+)?(the\s+)?(previous|prior|above|earlier|preceding|system)\s+(instructions|directions|rules|prompts?|messages?)|\byou\s+are\s+now\b|\bnew\s+instructions\s*:|\bdo\s+not\s+(tell|mention|inform|reveal\s+to)\s+the\s+user|\b(tell|inform|convince)\s+the\s+(grader|reviewer|evaluator)|\bapprove\s+this\s+(skill|request|change|package)|\bthis\s+is\s+a\s+(system|developer)\s+message|\boverride\s+(the\s+)?(policy|review|safety|guardrails)").is_match(line) {
-        scan.push(Finding::new("prompt-injection", Severity::High, path, "text aimed at the agent or grader rather than the user").at(n).with_value(line.trim().chars().take(160).collect::<String>()));
+    let mut injection_lines: BTreeSet<usize> = BTreeSet::new();
+    for m in regex!(r"(?i)\b(ignore|disregard|forget)\s+(all\s+|any\s+)?(the\s+)?(previous|prior|above|earlier|preceding|system)\s+(instructions|directions|rules|prompts?|messages?)|\byou\s+are\s+now\b|\bnew\s+instructions\s*:|\bdo\s+not\s+(tell|mention|inform|reveal\s+to)\s+the\s+user|\b(tell|inform|convince)\s+the\s+(grader|reviewer|evaluator)|\bapprove\s+this\s+(skill|request|change|package)|\bthis\s+is\s+a\s+(system|developer)\s+message|\boverride\s+(the\s+)?(policy|review|safety|guardrails)").find_iter(text) {
+        let n = lines.number(m.start());
+        if injection_lines.insert(n) {
+            scan.push(
+                Finding::new("prompt-injection", Severity::High, path, "text aimed at the agent or grader rather than the user")
+                    .at(n)
+                    .with_value(lines.line(m.start()).trim().chars().take(160).collect::<String>()),
+            );
+        }
     }
     // Obfuscation.
-    if regex!(r"[A-Za-z0-9+/]{120,}={0,2}|\b[0-9a-fA-F]{160,}\b").is_match(line) {
+    let mut blob_lines: BTreeSet<usize> = BTreeSet::new();
+    for m in regex!(r"[A-Za-z0-9+/]{120,}={0,2}|\b[0-9a-fA-F]{160,}\b").find_iter(text) {
+        let n = lines.number(m.start());
+        if blob_lines.insert(n) {
+            scan.push(
+                Finding::new(
+                    "obfuscated-blob",
+                    Severity::Medium,
+                    path,
+                    "a long base64 or hex blob (content that cannot be read as written)",
+                )
+                .at(n),
+            );
+        }
+    }
+}
+
+/// Files a shell line redirects into (`> f`, `>> f`, `tee f`).
+fn redirect_targets(line: &str) -> Vec<String> {
+    if line.trim_start().starts_with('#') || !(line.contains('>') || line.contains("tee")) {
+        return Vec::new();
+    }
+    regex!(r#"(?:>>?|\btee\s+(?:-a\s+)?)\s*([~/$.A-Za-z][^\s;|&)"']*)"#)
+        .captures_iter(line)
+        .filter_map(|c| c.get(1).map(|m| m.as_str().to_owned()))
+        .filter(|t| t != "/dev/null" && !t.starts_with('&'))
+        .collect()
+}
+
+fn record_write(
+    path: &str,
+    n: usize,
+    target: String,
+    scan: &mut FileScan<'_>,
+    summary: &mut Summary,
+) {
+    let protected = regex!(r"(\.bashrc|\.zshrc|\.profile|\.bash_profile|\.zprofile|\.config/fish|\.claude/|\.git/hooks|\.git/config|\.mcp\.json|\.envrc|\.vscode/tasks\.json|\.ssh/|^/etc/|crontab|/usr/|/bin/|\.npmrc|\.pypirc)").is_match(&target);
+    summary.permissions.insert(format!("write {target}"));
+    if protected {
         scan.push(
             Finding::new(
-                "obfuscated-blob",
-                Severity::Medium,
+                "write-protected",
+                Severity::High,
                 path,
-                "a long base64 or hex blob (content that cannot be read as written)",
+                format!(
+                    "writes `{target}`, which runs code later or configures the agent or shell"
+                ),
             )
-            .at(n),
+            .at(n)
+            .with_value(target),
+        );
+    } else {
+        scan.push(
+            Finding::new(
+                "write-root",
+                Severity::Info,
+                path,
+                format!("writes `{target}`"),
+            )
+            .at(n)
+            .with_value(target),
         );
     }
 }

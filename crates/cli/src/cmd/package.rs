@@ -313,8 +313,13 @@ fn install_cmd(
     let plan = match install::plan(&inspection, &options) {
         Ok(plan) => plan,
         Err(e) => {
-            if matches!(e, InstallError::Blocked { .. }) && format == Format::Text {
-                eprint!("{}", report::text(&inspection, read.fail_on));
+            if matches!(e, InstallError::Blocked { .. }) {
+                match format {
+                    Format::Text => eprint!("{}", report::text(&inspection, read.fail_on)),
+                    Format::Json => print_json(
+                        &json!({"installed": false, "refused": e.to_string(), "report": report::json(&inspection, read.fail_on)}),
+                    )?,
+                }
             }
             return Err(install_failure(e));
         }
@@ -549,4 +554,26 @@ pub fn demo(out: &mut dyn Write) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn demo_passes_the_benign_example_and_blocks_the_malicious_one() {
+        let mut out = Vec::new();
+        super::demo(&mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains("examples/skills/release-readiness   -> PASS (exit 0)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("examples/skills/malicious-example   -> BLOCKED (exit 4)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("load-time-exec") && text.contains("pipe-to-shell"),
+            "{text}"
+        );
+    }
 }
