@@ -325,11 +325,11 @@ fn install_cmd(
         }
     };
     let diff = plan.diff();
-    if let Some(d) = &diff {
-        if format == Format::Text {
-            println!("upgrade {} in {}", plan.name, skills_dir.display());
-            print!("{}", d.text());
-        }
+    if let Some(d) = &diff
+        && format == Format::Text
+    {
+        println!("upgrade {} in {}", plan.name, skills_dir.display());
+        print!("{}", d.text());
     }
     let files = plan.manifest.files.len();
     if dry_run {
