@@ -210,7 +210,7 @@ const HOSTILE: &[(&str, &str, &[&str])] = &[
     (
         "hostile/attempt-counter.toml",
         "flaky-rerun",
-        &["pytest_failures", "evidence_integrity"],
+        &["pytest_successes", "evidence_integrity"],
     ),
     (
         "hostile/touch-after-edit.toml",

@@ -1,14 +1,7 @@
-//! Reading the shim evidence after the agent's whole process tree has ended: nonce-tagged log
-//! lines, JUnit XML classification, and integrity findings (foreign nonces, sequence gaps,
-//! JUnit files changed or planted after the fact, a counter that disagrees with the log).
-
-use std::collections::BTreeMap;
+//! Shim evidence: counted runs, the strict JUnit XML classification, and integrity findings.
 
 use quick_xml::events::Event;
-use serde::{Deserialize, Serialize};
-
-use crate::fsutil::{read_regular_nofollow, sha256_hex};
-use crate::shim::ShimConfig;
+use serde::Serialize;
 
 /// How a pytest run is classified.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -141,7 +134,7 @@ pub struct Run {
 pub struct ShimEvidence {
     /// Counted runs, in sequence order.
     pub runs: Vec<Run>,
-    /// Lines ignored because their nonce was stale or foreign.
+    /// Reports ignored because their nonce was stale or foreign.
     pub foreign_lines: u64,
     /// Integrity findings: each one is evidence of tampering (or a harness bug) and fails the
     /// scenario.
@@ -156,172 +149,6 @@ impl ShimEvidence {
             .filter(|r| outcome.is_none_or(|o| r.outcome == o))
             .count() as u64
     }
-}
-
-#[derive(Deserialize)]
-struct Line {
-    nonce: Option<String>,
-    event: Option<String>,
-    seq: Option<u64>,
-    digest: Option<String>,
-    argv: Option<Vec<String>>,
-    exit: Option<i64>,
-    junit: Option<String>,
-    junit_sha256: Option<String>,
-}
-
-const MAX_LOG: u64 = 16 * 1024 * 1024;
-const MAX_JUNIT: u64 = 32 * 1024 * 1024;
-
-/// Reads and validates the shim log and JUnit files. Call only after the agent's process tree
-/// has ended.
-pub fn read(cfg: &ShimConfig) -> ShimEvidence {
-    let mut ev = ShimEvidence::default();
-    let log = match read_regular_nofollow(&cfg.log_path(), MAX_LOG) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => {
-            ev.findings.push(format!(
-                "shim log unreadable ({e}): replaced by a symlink or special file?"
-            ));
-            Vec::new()
-        }
-    };
-    let mut starts: BTreeMap<u64, Line> = BTreeMap::new();
-    let mut ends: BTreeMap<u64, Line> = BTreeMap::new();
-    for (n, raw) in String::from_utf8_lossy(&log).lines().enumerate() {
-        let Ok(line) = serde_json::from_str::<Line>(raw) else {
-            ev.findings
-                .push(format!("shim log line {} is not a shim record", n + 1));
-            continue;
-        };
-        if line.nonce.as_deref() != Some(cfg.nonce.as_str()) {
-            ev.foreign_lines += 1;
-            continue;
-        }
-        let Some(seq) = line.seq else {
-            ev.findings
-                .push(format!("shim log line {} has no sequence number", n + 1));
-            continue;
-        };
-        let slot = match line.event.as_deref() {
-            Some("start") => &mut starts,
-            Some("end") => &mut ends,
-            _ => {
-                ev.findings
-                    .push(format!("shim log line {} has an unknown event", n + 1));
-                continue;
-            }
-        };
-        if slot.insert(seq, line).is_some() {
-            ev.findings
-                .push(format!("shim log has run {seq} twice (forged line?)"));
-        }
-    }
-    if ev.foreign_lines > 0 {
-        ev.findings.push(format!(
-            "{} shim log line(s) carry a stale or foreign nonce and were ignored (forged lines?)",
-            ev.foreign_lines
-        ));
-    }
-    for (i, seq) in starts.keys().enumerate() {
-        if *seq != i as u64 + 1 {
-            ev.findings.push(format!("shim log runs are not numbered 1..n (run {seq} at position {}): counter set by hand?", i + 1));
-            break;
-        }
-    }
-    if let Some(seq) = ends.keys().find(|s| !starts.contains_key(s)) {
-        ev.findings.push(format!(
-            "shim log has an end line for run {seq} that never started (forged line?)"
-        ));
-    }
-    let counter = read_regular_nofollow(&cfg.counter_path(), 64)
-        .ok()
-        .and_then(|b| String::from_utf8_lossy(&b).trim().parse::<u64>().ok());
-    let max_seq = starts.keys().next_back().copied();
-    if counter != max_seq && !(counter.is_none() && max_seq.is_none()) {
-        ev.findings.push(format!("attempt counter ({counter:?}) disagrees with the shim log ({max_seq:?}): counter set by hand?"));
-    }
-    let mut referenced = Vec::new();
-    for (seq, start) in &starts {
-        let end = ends.get(seq);
-        let exit = end.and_then(|e| e.exit);
-        let mut junit = None;
-        if let Some(end) = end {
-            junit = check_junit(cfg, *seq, end, &mut referenced, &mut ev.findings);
-        }
-        let outcome = if end.is_some() {
-            classify(exit, junit.as_ref())
-        } else {
-            Outcome::Inconclusive
-        };
-        ev.runs.push(Run {
-            seq: *seq,
-            argv: start.argv.clone().unwrap_or_default(),
-            exit,
-            junit,
-            outcome,
-            digest: start.digest.clone().unwrap_or_default(),
-        });
-    }
-    if let Ok(dir) = std::fs::read_dir(cfg.junit_dir()) {
-        for entry in dir.flatten() {
-            let name = entry.file_name().to_string_lossy().to_string();
-            if !referenced.contains(&name) {
-                ev.findings.push(format!("JUnit file `{name}` in the evidence directory was not written by a logged run (planted?)"));
-            }
-        }
-    }
-    ev
-}
-
-fn check_junit(
-    cfg: &ShimConfig,
-    seq: u64,
-    end: &Line,
-    referenced: &mut Vec<String>,
-    findings: &mut Vec<String>,
-) -> Option<JunitCounts> {
-    let name = end.junit.as_deref().unwrap_or("");
-    let well_formed = name.len() == 36
-        && name.ends_with(".xml")
-        && name[..32].bytes().all(|b| b.is_ascii_hexdigit());
-    if !well_formed {
-        findings.push(format!(
-            "run {seq} names JUnit file `{name}` the shim could not have chosen (forged line?)"
-        ));
-        return None;
-    }
-    referenced.push(name.to_string());
-    let path = cfg.junit_dir().join(name);
-    let bytes = match read_regular_nofollow(&path, MAX_JUNIT) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            if end.junit_sha256.is_some() {
-                findings.push(format!(
-                    "run {seq}: its JUnit file was removed after the run"
-                ));
-            }
-            return None;
-        }
-        Err(e) => {
-            findings.push(format!(
-                "run {seq}: JUnit file unreadable ({e}): replaced by a symlink?"
-            ));
-            return None;
-        }
-    };
-    if end.junit_sha256.as_deref() != Some(sha256_hex(&bytes).as_str()) {
-        findings.push(format!(
-            "run {seq}: JUnit file changed after the run (hash differs from the shim's record)"
-        ));
-        return None;
-    }
-    let counts = parse_junit(&bytes);
-    if counts.is_none() {
-        findings.push(format!("run {seq}: malformed JUnit XML"));
-    }
-    counts
 }
 
 #[cfg(test)]

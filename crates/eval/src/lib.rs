@@ -15,6 +15,7 @@
 pub mod agent;
 pub mod candidate;
 pub mod checks;
+pub mod collector;
 pub mod error;
 pub mod evidence;
 pub mod fsutil;

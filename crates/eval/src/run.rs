@@ -11,6 +11,7 @@ use serde::Serialize;
 use crate::agent::{AgentConfig, AgentKind, AgentStats, parse_claude_stream};
 use crate::candidate::Candidate;
 use crate::checks::{CheckResult, Observed, evaluate};
+use crate::collector::Collector;
 use crate::error::EvalError;
 use crate::evidence::{self, Outcome};
 use crate::fsutil::{
@@ -371,6 +372,7 @@ fn run_inner(
         pycache_prefix: shared.join("pycache"),
     };
     shim::install(&shim_cfg, &bin)?;
+    let collector = Collector::start(&shim_cfg, &bin)?;
     let path = match &cfg.inherit_path {
         Some(host) => format!("{}:{host}", bin.display()),
         None => format!("{}:/usr/bin:/bin", bin.display()),
@@ -416,7 +418,7 @@ fn run_inner(
     run.stats = stats;
 
     // Evidence, read only now that nothing of the agent is running.
-    let shim_ev = evidence::read(&shim_cfg);
+    let shim_ev = collector.finish();
     let final_digest =
         source_digest(&project).map_err(|e| EvalError::io("digesting the project sources", e))?;
     let mut changes = Vec::new();

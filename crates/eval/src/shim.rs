@@ -1,11 +1,11 @@
 //! The `pytest`, `python` and `python3` shims put first on the agent's PATH.
 //!
 //! Each counted invocation (`pytest ...`, `python -m pytest`, `python -mpytest`, also after other
-//! interpreter flags) takes the next attempt number from a counter kept in the evidence directory
-//! (outside the project and the isolated HOME), logs a nonce-tagged start line with the digest of
-//! the project's Python sources, runs the real pytest isolated (`-I`, bytecode under a cache
-//! prefix whose project part is cleared first) with JUnit XML written to a fresh random name in
-//! the evidence directory, and logs an end line with the exit status and the JUnit file's hash.
+//! interpreter flags) reports a nonce-tagged start to the harness's evidence collector
+//! ([`crate::collector`]), which checks the caller, assigns the attempt number, takes the source
+//! digest and chooses a random JUnit path; the shim then runs the real pytest isolated (`-I`,
+//! bytecode under a cache prefix whose project part is cleared first) and reports the end, at
+//! which point the collector reads the JUnit file.
 //! Anything else (`python script.py`, `python -c "...pytest..."`) is handed to the real
 //! interpreter untouched and not counted.
 
@@ -35,19 +35,14 @@ pub struct ShimConfig {
 }
 
 impl ShimConfig {
-    /// The shim log path.
-    pub fn log_path(&self) -> PathBuf {
-        self.evidence_dir.join("log.jsonl")
+    /// The evidence collector's Unix socket.
+    pub fn socket_path(&self) -> PathBuf {
+        self.evidence_dir.join("s")
     }
 
     /// The directory the shims write JUnit XML into.
     pub fn junit_dir(&self) -> PathBuf {
         self.evidence_dir.join("junit")
-    }
-
-    /// The attempt counter file.
-    pub fn counter_path(&self) -> PathBuf {
-        self.evidence_dir.join("counter")
     }
 }
 
@@ -66,8 +61,7 @@ pub fn render(cfg: &ShimConfig, mode: &str) -> Result<String, EvalError> {
             "@NONCE@",
             &serde_json::to_string(&cfg.nonce).unwrap_or_default(),
         )
-        .replace("@LOG@", &py_str(&cfg.log_path())?)
-        .replace("@EVDIR@", &py_str(&cfg.evidence_dir)?)
+        .replace("@SOCK@", &py_str(&cfg.socket_path())?)
         .replace("@REAL@", &py_str(&cfg.real_python)?)
         .replace("@PROJECT@", &py_str(&cfg.project)?)
         .replace("@PYC@", &py_str(&cfg.pycache_prefix)?)
