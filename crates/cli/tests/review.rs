@@ -79,13 +79,13 @@ fn every_case_decides_as_expected_through_the_cli() {
         }
         if expected_code == 2 {
             let stderr = String::from_utf8_lossy(&out.stderr);
-            if let Some(field) = &case.field {
-                if !stderr.contains(&format!("`{field}`")) {
-                    failures.push(format!(
-                        "{}: stderr does not name `{field}`: {stderr}",
-                        case.name
-                    ));
-                }
+            if let Some(field) = &case.field
+                && !stderr.contains(&format!("`{field}`"))
+            {
+                failures.push(format!(
+                    "{}: stderr does not name `{field}`: {stderr}",
+                    case.name
+                ));
             }
             continue;
         }
@@ -102,13 +102,13 @@ fn every_case_decides_as_expected_through_the_cli() {
                 case.name, decision["verdict"], case.verdict
             ));
         }
-        if let Some(rule) = &case.rule {
-            if decision["rule"] != rule.as_str() {
-                failures.push(format!(
-                    "{}: rule {} (expected {rule})",
-                    case.name, decision["rule"]
-                ));
-            }
+        if let Some(rule) = &case.rule
+            && decision["rule"] != rule.as_str()
+        {
+            failures.push(format!(
+                "{}: rule {} (expected {rule})",
+                case.name, decision["rule"]
+            ));
         }
         if decision["executed"] != false {
             failures.push(format!("{}: executed is not false", case.name));
@@ -404,5 +404,81 @@ fn demo_part_one_runs_the_seven_requests() {
         verdicts,
         ["ALLOW", "ASK", "ALLOW", "DENY", "DENY", "ASK", "DENY"],
         "{text}"
+    );
+}
+
+#[test]
+fn review_emits_a_warrant_only_for_allow_and_logs_it() {
+    let (_dir, fx) = fixture();
+    let policy = testkit::policy_path(&fx, "default").expect("policy");
+    let p = policy.to_str().expect("utf8");
+    let log = fx.root.join("audit.jsonl");
+    let warrant_file = fx.root.join("run.warrant.json");
+    let allowed = r#"{"actor":"skill:t","capability":"process.run","argv":["git","status"],"side_effect":"read_only"}"#;
+    let out = run(
+        &[
+            "review",
+            "--policy",
+            p,
+            "--emit-warrant",
+            warrant_file.to_str().expect("utf8"),
+            "--audit-log",
+            log.to_str().expect("utf8"),
+        ],
+        allowed,
+    );
+    assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+    let issued: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&warrant_file).expect("warrant written"))
+            .expect("json");
+    let decision: serde_json::Value = serde_json::from_slice(&out.stdout).expect("decision");
+    assert_eq!(issued["request_hash"], decision["request_hash"]);
+    let verify = warrant()
+        .args(["audit", "verify", "--log", log.to_str().expect("utf8")])
+        .output()
+        .expect("verify");
+    assert_eq!(
+        code(&verify),
+        0,
+        "{}",
+        String::from_utf8_lossy(&verify.stdout)
+    );
+    let check = warrant()
+        .args([
+            "check-warrant",
+            warrant_file.to_str().expect("utf8"),
+            "--policy",
+            p,
+        ])
+        .output()
+        .expect("check");
+    assert_eq!(
+        code(&check),
+        0,
+        "{}",
+        String::from_utf8_lossy(&check.stdout)
+    );
+
+    // An `ask` writes no warrant and logs nothing more.
+    let lines_before = std::fs::read_to_string(&log).expect("log").lines().count();
+    let asked = fx.root.join("asked.warrant.json");
+    let ask = r#"{"actor":"skill:t","capability":"process.run","argv":["git","log"],"side_effect":"read_only"}"#;
+    let out = run(
+        &[
+            "review",
+            "--policy",
+            p,
+            "--emit-warrant",
+            asked.to_str().expect("utf8"),
+            "--audit-log",
+            log.to_str().expect("utf8"),
+        ],
+        ask,
+    );
+    assert_eq!(code(&out), 3);
+    assert!(!asked.exists(), "no warrant for an ask");
+    assert_eq!(
+        std::fs::read_to_string(&log).expect("log").lines().count(),
+        lines_before
     );
 }

@@ -459,7 +459,6 @@ pub fn demo(out: &mut dyn std::io::Write) -> anyhow::Result<()> {
     result
 }
 
-#[allow(dead_code, reason = "called by `demo`")]
 fn demo_in(dir: &std::path::Path, out: &mut dyn std::io::Write) -> anyhow::Result<()> {
     let path = dir.join("audit.jsonl");
     let log = AuditLog::new(&path);
@@ -520,7 +519,6 @@ fn demo_in(dir: &std::path::Path, out: &mut dyn std::io::Write) -> anyhow::Resul
 
 /// The warrant part of the demo: issue for an allowed read, re-validate, then refuse after the
 /// policy changes and after the file is swapped for a symlink.
-#[allow(dead_code, reason = "called by `demo`")]
 fn demo_warrant(dir: &std::path::Path, out: &mut dyn std::io::Write) -> anyhow::Result<()> {
     use warrant_policy::{ActionRequest, Policy, PolicyFormat};
     writeln!(

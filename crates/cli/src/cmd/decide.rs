@@ -47,6 +47,9 @@ EXAMPLES:
   echo '{\"actor\":\"skill:x\",\"capability\":\"fs.read\",\"paths\":[\"README.md\"],\"side_effect\":\"read_only\"}' \\
     | warrant review --policy examples/policy.toml --format text
   warrant review --policy examples/policy.toml --batch < requests.jsonl > decisions.jsonl
+  # allowed? issue a warrant that `warrant exec --warrant` re-validates at launch
+  warrant review --policy examples/policy.toml --request examples/requests/run-inspect.json \
+    --emit-warrant /tmp/inspect.warrant.json
 
 EXIT STATUS: 0 allow, 3 ask, 4 deny, 2 invalid input (a malformed policy prints a deny decision and
 exits 2). With --batch: 2 if any line was invalid, else 4 if any deny, else 3 if any ask, else 0.";
@@ -75,8 +78,18 @@ pub struct ReviewArgs {
     #[arg(long, value_enum, default_value_t = Format::Json)]
     pub format: Format,
     /// Read JSON Lines (one request per line), write one decision per line.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "emit_warrant")]
     pub batch: bool,
+    /// For an allowed (or approved) request, write a warrant (an immutable action record that
+    /// `warrant exec --warrant` re-validates at launch) to FILE, and log the review in the audit log.
+    #[arg(long, value_name = "FILE")]
+    pub emit_warrant: Option<PathBuf>,
+    /// How long the emitted warrant stays valid (at most 24h).
+    #[arg(long, default_value = "15m", value_parser = humantime::parse_duration, requires = "emit_warrant")]
+    pub warrant_ttl: Duration,
+    /// The audit log (default: $WARRANT_AUDIT_LOG, else .warrant/audit.jsonl).
+    #[arg(long, value_name = "FILE", requires = "emit_warrant")]
+    pub audit_log: Option<PathBuf>,
 }
 
 /// Arguments of `explain`.
@@ -150,6 +163,9 @@ pub fn run(command: Command) -> CmdResult {
             request: args.request,
             format: Format::Text,
             batch: false,
+            emit_warrant: None,
+            warrant_ttl: Duration::from_secs(900),
+            audit_log: None,
         }),
         Command::Approve(args) => run_approve(args),
         Command::Policy(PolicyCommand::Check { policy, format }) => {
@@ -220,8 +236,41 @@ fn run_review(args: ReviewArgs) -> CmdResult {
     }
     let text = read_source(&args.request)?;
     let request = ActionRequest::from_json(&text).map_err(Failure::invalid)?;
-    let decision = review_at(&policy, &request, SystemTime::now());
+    let now = SystemTime::now();
+    let decision = review_at(&policy, &request, now);
     print_decision(&decision, args.format)?;
+    if let Some(path) = &args.emit_warrant {
+        if decision.verdict != Verdict::Allow {
+            eprintln!(
+                "warrant: no warrant written: the decision is {} (rule {})",
+                decision.verdict.as_str(),
+                decision.rule
+            );
+            return Ok(verdict_code(decision.verdict));
+        }
+        let warrant =
+            warrant_audit::Warrant::issue_at(&policy, &request, &decision, args.warrant_ttl, now)
+                .map_err(|e| {
+                Failure::invalid(anyhow::Error::new(e).context("cannot issue the warrant"))
+            })?;
+        let log = warrant_audit::AuditLog::new(warrant_audit::resolve_log_path(
+            args.audit_log.as_deref(),
+        ));
+        // Never leave a warrant whose issue could not be logged: check the log first.
+        log.preflight()
+            .context("the audit log cannot be appended to; no warrant written")?;
+        warrant
+            .save(path)
+            .with_context(|| format!("writing the warrant `{}`", path.display()))?;
+        log.append(warrant.review_entry())
+            .context("logging the review that issued the warrant")?;
+        eprintln!(
+            "warrant: wrote {} ({}), valid until {}",
+            path.display(),
+            warrant.warrant_hash,
+            warrant.expires_at
+        );
+    }
     Ok(verdict_code(decision.verdict))
 }
 
@@ -311,12 +360,14 @@ fn run_approve(args: ApproveArgs) -> CmdResult {
         }
     }
     let consequence = decision.consequence.clone().unwrap_or_default();
-    if let Some(shown) = &args.consequence {
-        if *shown != consequence {
-            return Err(Failure::invalid(anyhow::anyhow!(
-                "the consequence you were shown differs from this request's consequence:\n  shown:   {shown}\n  request: {consequence}"
-            )));
-        }
+    if let Some(shown) = args
+        .consequence
+        .as_ref()
+        .filter(|shown| **shown != consequence)
+    {
+        return Err(Failure::invalid(anyhow::anyhow!(
+            "the consequence you were shown differs from this request's consequence:\n  shown:   {shown}\n  request: {consequence}"
+        )));
     }
     eprintln!("approving: {consequence}");
     let approval = Approval::new(

@@ -24,7 +24,7 @@ pub struct Args {
     #[arg(long, env = "WARRANT_EXAMPLES")]
     pub examples: Option<PathBuf>,
     /// Run only one part.
-    #[arg(long, value_parser = ["decisions", "package", "sandbox", "eval"])]
+    #[arg(long, value_parser = ["decisions", "package", "sandbox", "audit", "eval"])]
     pub part: Option<String>,
 }
 
@@ -47,10 +47,30 @@ pub fn examples_dir(explicit: Option<PathBuf>) -> anyhow::Result<PathBuf> {
 /// Runs the demo.
 pub fn run(args: Args) -> CmdResult {
     let examples = examples_dir(args.examples).map_err(Failure::invalid)?;
+    // Every part finds its bundled files relative to the repository root.
+    if let Some(root) = examples.parent() {
+        std::env::set_current_dir(root).with_context(|| format!("entering {}", root.display()))?;
+    }
     let mut out = std::io::stdout().lock();
     let want = |p: &str| args.part.as_deref().is_none_or(|w| w == p);
     if want("decisions") {
         decisions(&examples, &mut out)?;
+    }
+    if want("package") {
+        writeln!(out)?;
+        super::package::demo(&mut out).context("demo part 2 (package trust)")?;
+    }
+    if want("sandbox") {
+        writeln!(out)?;
+        super::isolate::demo(&mut out).context("demo part 3 (the sandbox)")?;
+    }
+    if want("audit") {
+        writeln!(out)?;
+        super::audit::demo(&mut out).context("demo part 4 (warrants and the audit log)")?;
+    }
+    if want("eval") {
+        writeln!(out)?;
+        super::evaluate::demo(&mut out).context("demo part 5 (evaluation)")?;
     }
     Ok(OK)
 }
