@@ -20,10 +20,10 @@ pub enum Command {
     /// Package trust: inspect, install, verify, list, uninstall.
     #[command(flatten)]
     Package(package::Command),
-    /// Isolation: exec, probe, profile check, audit verify.
+    /// Isolation: exec, probe, profile check.
     #[command(flatten)]
     Isolate(isolate::Command),
-    /// Audit: verify the hash-chained audit log.
+    /// Audit: verify and show the hash-chained audit log; inspect and check warrants.
     #[command(flatten)]
     Audit(audit::Command),
     /// Evaluation: eval and its test-support server.
