@@ -482,3 +482,46 @@ fn review_emits_a_warrant_only_for_allow_and_logs_it() {
         lines_before
     );
 }
+
+#[test]
+fn a_json_policy_is_accepted_and_checked_like_toml() {
+    let (_dir, fx) = fixture();
+    let good = fx.root.join("policy.json");
+    std::fs::write(
+        &good,
+        r#"{"version": 1, "workspace": "ws", "capabilities": ["fs.read"], "paths": {"read": ["."]}, "network": {"allow": ["https://docs.example.test:8443"]}}"#,
+    )
+    .expect("write");
+    let read = r#"{"actor":"skill:t","capability":"fs.read","paths":["README.md"],"side_effect":"read_only"}"#;
+    assert_eq!(
+        code(&run(
+            &["review", "--policy", good.to_str().expect("utf8")],
+            read
+        )),
+        0
+    );
+    let bad = fx.root.join("bad.json");
+    std::fs::write(&bad, r#"{"version": 1, "workspace": "ws", "capabilities": "fs.read", "network": {"allow": ["https://a.test/x"]}}"#).expect("write");
+    let out = run(
+        &[
+            "policy",
+            "check",
+            bad.to_str().expect("utf8"),
+            "--format",
+            "json",
+        ],
+        "",
+    );
+    assert_eq!(code(&out), 2);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let fields: Vec<&str> = v["problems"]
+        .as_array()
+        .expect("problems")
+        .iter()
+        .filter_map(|p| p["field"].as_str())
+        .collect();
+    assert!(
+        fields.contains(&"capabilities") && fields.contains(&"network.allow[0]"),
+        "{fields:?}"
+    );
+}
