@@ -10,6 +10,7 @@ use crate::error::EvalError;
 use crate::fsutil::{OnLink, copy_tree_nofollow, read_regular_nofollow, write_new_file};
 
 const MAX_SKILL_BYTES: u64 = 1024 * 1024;
+const MAX_FOLDER_BYTES: u64 = 64 * 1024 * 1024;
 
 /// A validated candidate.
 #[derive(Debug, Clone)]
@@ -65,6 +66,36 @@ fn frontmatter_name(text: &str) -> Option<String> {
     None
 }
 
+/// Checks a candidate folder before anything is copied: directories and regular files only,
+/// bounded depth and size.
+fn check_folder(dir: &Path, depth: usize, total: &mut u64) -> Result<(), String> {
+    if depth > 16 {
+        return Err(format!(
+            "`{}` is nested deeper than 16 levels",
+            dir.display()
+        ));
+    }
+    let entries = fs::read_dir(dir).map_err(|e| format!("cannot read `{}`: {e}", dir.display()))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| e.to_string())?;
+        let ft = entry.file_type().map_err(|e| e.to_string())?;
+        if ft.is_dir() {
+            check_folder(&entry.path(), depth + 1, total)?;
+        } else if ft.is_file() {
+            *total += entry.metadata().map(|m| m.len()).unwrap_or(0);
+            if *total > MAX_FOLDER_BYTES {
+                return Err(format!("folder is larger than {MAX_FOLDER_BYTES} bytes"));
+            }
+        } else {
+            return Err(format!(
+                "`{}` is a symlink or special file; a skill folder holds regular files only",
+                entry.path().display()
+            ));
+        }
+    }
+    Ok(())
+}
+
 impl Candidate {
     /// Loads and validates a candidate path (a `SKILL.md`-style file or a folder holding one).
     pub fn load(path: &Path) -> Result<Candidate, EvalError> {
@@ -84,6 +115,7 @@ impl Candidate {
             if !m.is_file() {
                 return Err(bad("its SKILL.md is a symlink or not a regular file".into()));
             }
+            check_folder(path, 0, &mut 0).map_err(bad)?;
             (md, Some(path.to_path_buf()))
         } else if meta.is_file() {
             (path.to_path_buf(), None)
@@ -161,6 +193,16 @@ mod tests {
             let err = Candidate::load(&p).unwrap_err();
             assert!(err.is_invalid_input(), "{err}");
         }
+        let with_link = d.path().join("with-link");
+        fs::create_dir(&with_link).unwrap();
+        fs::write(with_link.join("SKILL.md"), "---\nname: with-link\n---\n").unwrap();
+        std::os::unix::fs::symlink("/etc/passwd", with_link.join("leak")).unwrap();
+        assert!(
+            Candidate::load(&with_link)
+                .unwrap_err()
+                .to_string()
+                .contains("symlink")
+        );
         let fifo_dir = d.path().join("dir");
         fs::create_dir(&fifo_dir).unwrap();
         assert!(

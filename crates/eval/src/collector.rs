@@ -24,6 +24,8 @@ use crate::shim::{SHIM_NAMES, ShimConfig};
 
 const MAX_LINE: u64 = 256 * 1024;
 const MAX_JUNIT: u64 = 32 * 1024 * 1024;
+/// Connections accepted per run (each is a thread until the run ends).
+const MAX_CONNECTIONS: usize = 1024;
 /// Loader and interpreter variables that would let another program run inside a shim process.
 const LOADER_VARS: [&str; 5] = [
     "LD_PRELOAD=",
@@ -104,6 +106,10 @@ impl Collector {
                     break;
                 }
                 let Ok(stream) = conn else { continue };
+                if acc.workers.lock().expect("workers lock").len() >= MAX_CONNECTIONS {
+                    acc.finding(format!("more than {MAX_CONNECTIONS} connections to the evidence socket; the rest were dropped"));
+                    continue;
+                }
                 if let Ok(clone) = stream.try_clone() {
                     acc.streams.lock().expect("streams lock").push(clone);
                 }

@@ -480,6 +480,11 @@ fn run_inner(
     e.pytest_failures = obs.shim.count(Some(Outcome::Failure));
     e.pytest_inconclusive = obs.shim.count(Some(Outcome::Inconclusive));
     e.runs = obs.shim.runs.clone();
+    for r in &mut e.runs {
+        for a in &mut r.argv {
+            *a = redact_with_key(a, cfg.api_key.as_deref());
+        }
+    }
     e.integrity_findings = obs.shim.findings.clone();
     e.protected_changes = obs.protected_changes.clone();
     let last_shim_success = obs
