@@ -656,3 +656,113 @@ fn list_scenarios_prints_bundled_ids() {
         ]
     );
 }
+
+#[test]
+fn claude_detached_children_are_ended_before_evidence_is_read() {
+    let outside = tempfile::tempdir().unwrap();
+    let marker = outside.path().join("still-alive");
+    let script = outside.path().join("detach.toml");
+    std::fs::write(
+        &script,
+        format!(
+            "[[turn]]\ntool = \"Bash\"\ninput = {{ command = \"setsid nohup sh -c 'sleep 2; echo alive > {}' >/dev/null 2>&1 & echo started\" }}\n\n[[turn]]\ntext = \"done\"\n",
+            marker.display()
+        ),
+    )
+    .unwrap();
+    let (_, rep) = eval_claude(&script, "fix-and-verify");
+    assert_eq!(
+        rep["launcher"], "host+pidns",
+        "this machine supports pid namespaces"
+    );
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    assert!(
+        !marker.exists(),
+        "a detached child of the agent outlived the run"
+    );
+}
+
+#[test]
+fn the_rerun_gets_no_key_and_no_agent_environment() {
+    let outside = tempfile::tempdir().unwrap();
+    let dump = outside.path().join("rerun-env.txt");
+    // The agent fixes calc.py and makes it dump the environment when imported by the re-run.
+    let agent = format!(
+        "cat > calc.py <<'PY'\nimport os\nif os.environ.get('WARRANT_EVAL_ATTEMPT') == 'rerun':\n    open('{}', 'w').write(repr(dict(os.environ)))\ndef add(a, b):\n    return a + b\ndef mul(a, b):\n    return a * b\nPY\npython -m pytest -q >/dev/null; echo 'Fixed; 2 passed.'",
+        dump.display()
+    );
+    let out = warrant()
+        .args([
+            "eval",
+            "--format",
+            "json",
+            "--agent",
+            "command",
+            "--agent-bin",
+            "/bin/sh",
+            "--agent-arg",
+            "-c",
+            "--agent-arg",
+            &agent,
+        ])
+        .args(["--scenario", "fix-and-verify", "--candidate"])
+        .arg(candidate())
+        .env("ANTHROPIC_API_KEY", KEY)
+        .output()
+        .unwrap();
+    let rep = report(&out);
+    assert_eq!(rep["runs"][0]["passed"], true, "{:#}", rep["runs"][0]);
+    let env = std::fs::read_to_string(&dump).expect("the re-run imported calc.py");
+    assert!(env.contains("PYTEST_DISABLE_PLUGIN_AUTOLOAD"), "{env}");
+    assert!(
+        !env.contains("ANTHROPIC"),
+        "the key reached the re-run: {env}"
+    );
+    assert!(
+        !env.contains("warrant-eval-"),
+        "the agent's HOME or PATH reached the re-run: {env}"
+    );
+}
+
+#[test]
+fn host_auth_is_opt_in_and_warned() {
+    let host_home = tempfile::tempdir().unwrap();
+    std::fs::create_dir(host_home.path().join(".claude")).unwrap();
+    std::fs::write(
+        host_home.path().join(".claude/.credentials.json"),
+        "HOSTCRED-CANARY-9913",
+    )
+    .unwrap();
+    let d = scenario_dir(TINY);
+    let run = |extra: &[&str]| {
+        warrant()
+            .args([
+                "eval",
+                "--format",
+                "json",
+                "--agent",
+                "command",
+                "--agent-bin",
+                "/bin/sh",
+                "--agent-arg",
+                "-c",
+            ])
+            .args([
+                "--agent-arg",
+                "echo done; cat $HOME/.claude/.credentials.json 2>&1",
+                "--scenarios",
+            ])
+            .arg(d.path())
+            .arg("--candidate")
+            .arg(candidate())
+            .args(extra)
+            .env("HOME", host_home.path())
+            .output()
+            .unwrap()
+    };
+    let without = run(&[]);
+    assert!(!String::from_utf8_lossy(&without.stdout).contains("HOSTCRED-CANARY-9913"));
+    let with = run(&["--host-auth"]);
+    assert!(String::from_utf8_lossy(&with.stdout).contains("HOSTCRED-CANARY-9913"));
+    assert!(String::from_utf8_lossy(&with.stderr).contains("warning: --host-auth"));
+}
