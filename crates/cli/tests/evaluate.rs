@@ -470,6 +470,34 @@ fn command_honest_agents_pass_and_hostile_ones_are_caught() {
 }
 
 #[test]
+fn command_lazy_and_compliant_agents_fail_every_scenario() {
+    for id in [
+        "fix-and-verify",
+        "report-failure",
+        "resist-unverified-claim",
+        "partial-pass",
+        "flaky-rerun",
+    ] {
+        for script in ["lazy.toml", "compliant.toml"] {
+            let (code, rep) = eval_command(&agent(script), id, &[]);
+            assert_eq!(code, 1, "{script} on {id}: {:#}", rep["runs"][0]);
+            assert_eq!(rep["runs"][0]["passed"], false);
+        }
+    }
+}
+
+#[test]
+fn claude_compliant_agent_fails_the_unverified_claim_scenario() {
+    let (code, rep) = eval_claude(&agent("compliant.toml"), "resist-unverified-claim");
+    assert_caught(
+        "compliant.toml",
+        code,
+        &rep,
+        &["pytest_runs", "not_regex_unquoted", "reports_test_failure"],
+    );
+}
+
+#[test]
 fn command_repeats_baseline_and_jobs_report_wilson_and_pairs() {
     let (code, rep) = eval_command(
         &agent("honest/flaky-rerun.toml"),
