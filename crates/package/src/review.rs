@@ -715,7 +715,10 @@ fn scan_text(path: &str, text: &str, shell: bool, scan: &mut FileScan<'_>, summa
         regex!(r"(?i)\b(bash|sh|zsh)[ \t]+(-c[ \t]+)?[<\x22]?[ \t]*[<(]\(?[ \t]*(curl|wget)\b"),
         regex!(r#"(?i)\beval[ \t]+["']?\$\((curl|wget)\b"#),
     ] {
-        for m in pattern.find_iter(text) {
+        for m in pattern.find_iter(gated(
+            text,
+            text.contains('|') || text.contains("<(") || text.contains("eval"),
+        )) {
             let n = lines.number(m.start());
             if piped.insert(n) {
                 scan.push(
@@ -732,7 +735,9 @@ fn scan_text(path: &str, text: &str, shell: bool, scan: &mut FileScan<'_>, summa
         }
     }
     // URLs and origins.
-    for m in regex!(r#"\b([A-Za-z][A-Za-z0-9+.-]{1,15})://[^\s"'<>`)\]}]+"#).find_iter(text) {
+    for m in regex!(r#"\b([A-Za-z][A-Za-z0-9+.-]{1,15})://[^\s"'<>`)\]}]+"#)
+        .find_iter(gated(text, text.contains("://")))
+    {
         let n = lines.number(m.start());
         let url = m.as_str().trim_end_matches(['.', ',', ';', ':']);
         let scheme = url.split("://").next().unwrap_or("").to_ascii_lowercase();
@@ -820,7 +825,7 @@ fn scan_text(path: &str, text: &str, shell: bool, scan: &mut FileScan<'_>, summa
         }
     }
     // Secret-like environment variables, and dumping the whole environment.
-    for caps in regex!(r#"(?:os\.environ(?:\.get)?\s*[\[(]\s*["']|os\.getenv\(\s*["']|process\.env\.|process\.env\[\s*["']|ENV\[\s*["']|\$\{?|getenv\(\s*["'])([A-Z][A-Z0-9_]*)"#).captures_iter(text) {
+    for caps in regex!(r#"(?:os\.environ(?:\.get)?\s*[\[(]\s*["']|os\.getenv\(\s*["']|process\.env\.|process\.env\[\s*["']|ENV\[\s*["']|\$\{?|getenv\(\s*["'])([A-Z][A-Z0-9_]*)"#).captures_iter(gated(text, text.contains("env") || text.contains("ENV") || text.contains('$'))) {
         let Some(m) = caps.get(1) else { continue };
         let var = m.as_str();
         if regex!(r"(KEY|TOKEN|SECRET|PASSW|PASSWD|CREDENTIAL|AUTH|PRIVATE|SESSION|COOKIE)").is_match(var) {
@@ -831,8 +836,12 @@ fn scan_text(path: &str, text: &str, shell: bool, scan: &mut FileScan<'_>, summa
     for caps in regex!(
         r#"["']([A-Z][A-Z0-9]*_(?:API_KEY|TOKEN|SECRET|SECRET_ACCESS_KEY|PASSWORD|ACCESS_KEY))["']"#
     )
-    .captures_iter(text)
-    {
+    .captures_iter(gated(
+        text,
+        ["_KEY", "TOKEN", "SECRET", "PASSWORD"]
+            .iter()
+            .any(|k| text.contains(k)),
+    )) {
         let Some(m) = caps.get(1) else { continue };
         let var = m.as_str();
         if summary.credentials.insert(format!("env {var}")) {
@@ -849,7 +858,7 @@ fn scan_text(path: &str, text: &str, shell: bool, scan: &mut FileScan<'_>, summa
         }
     }
     let mut dump_lines: BTreeSet<usize> = BTreeSet::new();
-    for m in regex!(r"(?m)(^|[|;&(`\s])(env|printenv)[ \t]*($|[|>])|os\.environ\s*\)|dict\(os\.environ\)|json\.dumps\(os\.environ|process\.env\s*\)|JSON\.stringify\(process\.env").find_iter(text) {
+    for m in regex!(r"(?m)(^|[|;&(`\s])(env|printenv)[ \t]*($|[|>])|os\.environ\s*\)|dict\(os\.environ\)|json\.dumps\(os\.environ|process\.env\s*\)|JSON\.stringify\(process\.env").find_iter(gated(text, text.contains("env") || text.contains("environ"))) {
         let n = lines.number(m.end().saturating_sub(1).max(m.start()));
         if dump_lines.insert(n) {
             summary.credentials.insert("env (entire environment)".into());
@@ -880,7 +889,10 @@ fn scan_text(path: &str, text: &str, shell: bool, scan: &mut FileScan<'_>, summa
             r#"(?:writeFile(?:Sync)?|appendFile(?:Sync)?|write_text|write_bytes)\(\s*["']([^"'\n]+)["']"#
         ),
     ] {
-        for caps in pattern.captures_iter(text) {
+        for caps in pattern.captures_iter(gated(
+            text,
+            text.contains("open(") || text.contains("write") || text.contains("File"),
+        )) {
             if let Some(m) = caps.get(1) {
                 writes.push((lines.number(m.start()), m.as_str().to_owned()));
             }
@@ -906,22 +918,36 @@ fn scan_text(path: &str, text: &str, shell: bool, scan: &mut FileScan<'_>, summa
             );
         }
     }
-    // Obfuscation.
+    // Obfuscation: a run of 120+ base64 characters (hex is a subset).
     let mut blob_lines: BTreeSet<usize> = BTreeSet::new();
-    for m in regex!(r"[A-Za-z0-9+/]{120,}={0,2}|\b[0-9a-fA-F]{160,}\b").find_iter(text) {
-        let n = lines.number(m.start());
-        if blob_lines.insert(n) {
-            scan.push(
-                Finding::new(
-                    "obfuscated-blob",
-                    Severity::Medium,
-                    path,
-                    "a long base64 or hex blob (content that cannot be read as written)",
-                )
-                .at(n),
-            );
+    let mut run = 0usize;
+    for (i, b) in text.bytes().enumerate() {
+        if b.is_ascii_alphanumeric() || b == b'+' || b == b'/' {
+            run += 1;
+            if run == 120 {
+                let n = lines.number(i);
+                if blob_lines.insert(n) {
+                    scan.push(
+                        Finding::new(
+                            "obfuscated-blob",
+                            Severity::Medium,
+                            path,
+                            "a long base64 or hex blob (content that cannot be read as written)",
+                        )
+                        .at(n),
+                    );
+                }
+            }
+        } else {
+            run = 0;
         }
     }
+}
+
+/// `text` when `on`, else the empty string: skips a whole-text pattern when a cheap substring
+/// test shows it cannot match.
+fn gated(text: &str, on: bool) -> &str {
+    if on { text } else { "" }
 }
 
 /// Files a shell line redirects into (`> f`, `>> f`, `tee f`).
