@@ -161,7 +161,12 @@ pub fn validate_raw(
 /// The key two paths collide on: NFKC, lowercased, NFKC again (case folding plus compatibility
 /// normalization, the way case-insensitive and normalizing filesystems compare names).
 pub fn collision_key(path: &str) -> String {
-    let folded: String = path.nfkc().collect::<String>().to_lowercase();
+    // Upper- then lowercasing approximates full case folding (`ß` and `SS` both become `ss`).
+    let folded: String = path
+        .nfkc()
+        .collect::<String>()
+        .to_uppercase()
+        .to_lowercase();
     folded.nfkc().collect()
 }
 
@@ -207,5 +212,7 @@ mod tests {
         assert_eq!(collision_key("caf\u{e9}"), collision_key("cafe\u{301}"));
         assert_eq!(collision_key("\u{fb01}le"), collision_key("file"));
         assert_ne!(collision_key("a"), collision_key("b"));
+        assert_eq!(collision_key("stra\u{df}e.md"), collision_key("STRASSE.md"));
+        assert_eq!(collision_key("\u{212a}ey"), collision_key("key"));
     }
 }
