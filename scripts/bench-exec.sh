@@ -22,11 +22,15 @@ chmod 755 "$WORK"
 cat > "$WORK/bench.toml" <<'TOML'
 version = 1
 name = "bench"
+cwd = "/tmp"
 [filesystem]
 read_only = ["/usr"]
 [env]
 set = { PATH = "/usr/bin:/bin" }
 TOML
+# The same with cgroups off (rlimits only), the closer match to bwrap, which creates no cgroups.
+sed 's/^name = "bench"$/name = "bench-nocg"/' "$WORK/bench.toml" > "$WORK/bench-nocg.toml"
+printf '[limits]\nwall_time_secs = 60\ncpu_time_secs = 30\nmemory_mb = 512\npids = 64\nopen_files = 256\nfile_size_mb = 64\noutput_bytes = 1048576\ncgroup = "off"\n' >> "$WORK/bench-nocg.toml"
 export WARRANT_AUDIT_LOG="$WORK/audit.jsonl"
 
 # bwrap, as close as it gets: all namespaces, uid 1000, /usr read-only, fresh /proc, minimal /dev,
@@ -55,7 +59,7 @@ JSON
 # crun 1.8 refuses a hybrid cgroup layout with controllers in the v2 mount; run it in a private
 # mount namespace without that mount (the host is untouched), as warrant's OCI backend does.
 CRUN="crun --root $WORK/state --cgroup-manager=disabled run --bundle $WORK/bundle bench-\$\$"
-if [ -s /sys/fs/cgroup/unified/cgroup.controllers ]; then
+if grep -q . /sys/fs/cgroup/unified/cgroup.controllers 2>/dev/null; then
   CRUN="unshare -m sh -c 'umount -l /sys/fs/cgroup/unified; exec $CRUN'"
 else
   CRUN="sh -c '$CRUN'"
@@ -64,13 +68,16 @@ fi
 # Sanity: each command really runs.
 /bin/true
 "$WARRANT" exec --profile "$WORK/bench.toml" -- /bin/true
+"$WARRANT" exec --profile "$WORK/bench-nocg.toml" -- /bin/true
 eval "$BWRAP"
 eval "$CRUN"
 "$WARRANT" exec --profile "$WORK/bench.toml" --backend oci -- /bin/true
 
 hyperfine -N --warmup 10 --runs "$RUNS" --export-json "$PWD/target/bench-exec.json" \
   -n bare '/bin/true' \
+  -n warrant-startup "$WARRANT --version" \
   -n warrant "$WARRANT exec --profile $WORK/bench.toml -- /bin/true" \
+  -n warrant-nocg "$WARRANT exec --profile $WORK/bench-nocg.toml -- /bin/true" \
   -n bwrap "$BWRAP" \
   -n crun "$CRUN" \
   -n warrant-oci "$WARRANT exec --profile $WORK/bench.toml --backend oci -- /bin/true"
@@ -86,6 +93,7 @@ for k, v in r.items():
     print(f"{k:<12} {v['mean']*1000:9.2f} {over[k]:12.2f}")
 print()
 print(f"warrant / bwrap overhead ratio: {over['warrant']/over['bwrap']:.2f}x (target <= 1.5x)")
+print(f"warrant (cgroups off) / bwrap overhead ratio: {over['warrant-nocg']/over['bwrap']:.2f}x")
 print(f"warrant / crun  overhead ratio: {over['warrant']/over['crun']:.2f}x")
 print(f"warrant overhead {over['warrant']:.2f} ms (target < 10 ms)")
 PY
