@@ -24,7 +24,11 @@ pub struct SecretMatch {
 
 struct Pattern {
     kind: &'static str,
-    regex: Regex,
+    source: &'static str,
+    /// Literals (ASCII case-insensitive) at least one of which occurs in any match: a cheap gate
+    /// before the pattern is compiled or run.
+    needles: &'static [&'static str],
+    regex: OnceLock<Regex>,
     /// Capture group holding the secret value (0 = whole match).
     group: usize,
     /// Minimum Shannon entropy (bits per char) the value must have, 0 for none.
@@ -34,39 +38,39 @@ struct Pattern {
 fn patterns() -> &'static [Pattern] {
     static PATTERNS: OnceLock<Vec<Pattern>> = OnceLock::new();
     PATTERNS.get_or_init(|| {
-        let p = |kind, re: &str, group, min_entropy| Pattern {
+        let p = |kind, re: &'static str, group, min_entropy| Pattern {
             kind,
-            // The patterns are constants covered by tests; a failure here is a programming error
-            // caught on the first test run, so fall back to a never-matching regex rather than panic.
-            regex: Regex::new(re).unwrap_or_else(|_| unreachable_regex()),
+            source: re,
+            needles: needles_for(kind),
+            regex: OnceLock::new(),
             group,
             min_entropy,
         };
         vec![
-            p("private-key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|[\s\S]*)", 0, 0.0),
-            p("aws-access-key", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b", 0, 0.0),
-            p("github-token", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b", 0, 0.0),
-            p("anthropic-key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}", 0, 0.0),
-            p("openai-key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}", 0, 0.0),
-            p("slack-token", r"\bxox[abposr]-[A-Za-z0-9\-]{10,}", 0, 0.0),
-            p("stripe-key", r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}", 0, 0.0),
-            p("google-api-key", r"\bAIza[0-9A-Za-z_\-]{35}\b", 0, 0.0),
-            p("gitlab-token", r"\bglpat-[A-Za-z0-9_\-]{20,}", 0, 0.0),
-            p("npm-token", r"\bnpm_[A-Za-z0-9]{36}\b", 0, 0.0),
-            p("jwt", r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", 0, 0.0),
-            p("bearer-token", r"(?i)\b(?:bearer|token)\s+([A-Za-z0-9_\-\.=:/+]{16,})", 1, 3.0),
-            p("url-credentials", r"[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@]+:([^@\s/]+)@", 1, 0.0),
+            p("private-key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:(?s:.*?)-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|(?s:.*))", 0, 0.0),
+            p("aws-access-key", r"(?-u:\b)(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}(?-u:\b)", 0, 0.0),
+            p("github-token", r"(?-u:\b)(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})(?-u:\b)", 0, 0.0),
+            p("anthropic-key", r"(?-u:\b)sk-ant-[A-Za-z0-9_\-]{20,}", 0, 0.0),
+            p("openai-key", r"(?-u:\b)sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}", 0, 0.0),
+            p("slack-token", r"(?-u:\b)xox[abposr]-[A-Za-z0-9\-]{10,}", 0, 0.0),
+            p("stripe-key", r"(?-u:\b)(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}", 0, 0.0),
+            p("google-api-key", r"(?-u:\b)AIza[0-9A-Za-z_\-]{35}(?-u:\b)", 0, 0.0),
+            p("gitlab-token", r"(?-u:\b)glpat-[A-Za-z0-9_\-]{20,}", 0, 0.0),
+            p("npm-token", r"(?-u:\b)npm_[A-Za-z0-9]{36}(?-u:\b)", 0, 0.0),
+            p("jwt", r"(?-u:\b)eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", 0, 0.0),
+            p("bearer-token", r"(?-u:\b)(?i-u:bearer|token)[ \t\r\n\f\v]+([A-Za-z0-9_\-\.=:/+]{16,})", 1, 3.0),
+            p("url-credentials", r"[a-zA-Z][a-zA-Z0-9+.\-]*://[^/ \t\r\n\f\v:@]+:([^@ \t\r\n\f\v/]+)@", 1, 0.0),
             // key/value forms: api_key=..., "password": "...", client_secret: ..., --token=...
             p(
                 "key-value",
-                r#"(?i)(?:api[_\-]?key|apikey|secret[_\-]?key|client[_\-]?secret|access[_\-]?key(?:[_\-]?id)?|auth[_\-]?token|access[_\-]?token|refresh[_\-]?token|private[_\-]?key|passwd|password|passphrase|pwd|secret|token|credentials?)["']?\s*(?:=|:|=>)\s*["']?([^\s"',;&]{6,})"#,
+                r#"(?i-u:api[_\-]?key|apikey|secret[_\-]?key|client[_\-]?secret|access[_\-]?key(?:[_\-]?id)?|auth[_\-]?token|access[_\-]?token|refresh[_\-]?token|private[_\-]?key|passwd|password|passphrase|pwd|secret|token|credentials?)["']?[ \t\r\n\f\v]*(?:=|:|=>)[ \t\r\n\f\v]*["']?([^ \t\r\n\f\v"',;&]{6,})"#,
                 1,
                 0.0,
             ),
             // high-entropy values next to secret-like names in environment form (NAME_KEY=value).
             p(
                 "high-entropy",
-                r"(?i)\b[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASS|AUTH|CRED)[A-Z0-9_]*\s*=\s*([A-Za-z0-9+/_\-\.=]{16,})",
+                r"(?-u:\b)(?i-u:[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASS|AUTH|CRED)[A-Z0-9_]*)[ \t\r\n\f\v]*=[ \t\r\n\f\v]*([A-Za-z0-9+/_\-\.=]{16,})",
                 1,
                 3.5,
             ),
@@ -117,23 +121,88 @@ fn looks_like_placeholder(value: &str) -> bool {
         || lower.chars().all(|c| c == '*' || c == 'x' || c == '.')
 }
 
-/// All patterns as one set: one pass tells which patterns can match at all, so clean text (the
-/// common case) costs a single scan.
-fn pattern_set() -> Option<&'static regex::RegexSet> {
-    static SET: OnceLock<Option<regex::RegexSet>> = OnceLock::new();
-    SET.get_or_init(|| regex::RegexSet::new(patterns().iter().map(|p| p.regex.as_str())).ok())
-        .as_ref()
+/// The literals that gate each pattern (see [`Pattern::needles`]).
+fn needles_for(kind: &str) -> &'static [&'static str] {
+    match kind {
+        "private-key" => &["PRIVATE KEY"],
+        "aws-access-key" => &[
+            "AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA",
+        ],
+        "github-token" => &["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
+        "anthropic-key" => &["sk-ant-"],
+        "openai-key" => &["sk-"],
+        "slack-token" => &["xox"],
+        "stripe-key" => &["_live_", "_test_"],
+        "google-api-key" => &["AIza"],
+        "gitlab-token" => &["glpat-"],
+        "npm-token" => &["npm_"],
+        "jwt" => &["eyJ"],
+        "bearer-token" => &["bearer", "token"],
+        "url-credentials" => &["://"],
+        "key-value" => &[
+            "key",
+            "secret",
+            "token",
+            "passw",
+            "passp",
+            "pwd",
+            "credential",
+        ],
+        _ => &["key", "token", "secret", "pass", "auth", "cred"],
+    }
+}
+
+/// One Aho-Corasick automaton over every pattern's needles: one pass over the text tells which
+/// patterns can match at all, so clean text (the common case) never compiles or runs a regex.
+fn gate() -> Option<&'static (aho_corasick::AhoCorasick, Vec<usize>)> {
+    static GATE: OnceLock<Option<(aho_corasick::AhoCorasick, Vec<usize>)>> = OnceLock::new();
+    GATE.get_or_init(|| {
+        let mut needles = Vec::new();
+        let mut owner = Vec::new();
+        for (i, p) in patterns().iter().enumerate() {
+            for n in p.needles {
+                needles.push(*n);
+                owner.push(i);
+            }
+        }
+        let ac = aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(&needles)
+            .ok()?;
+        Some((ac, owner))
+    })
+    .as_ref()
 }
 
 /// Finds likely secrets in `text`. Matches are sorted by start offset and do not overlap.
 pub fn find_secrets(text: &str) -> Vec<SecretMatch> {
     let mut found: Vec<SecretMatch> = Vec::new();
-    let candidates: Vec<usize> = match pattern_set() {
-        Some(set) => set.matches(text).into_iter().collect(),
+    let candidates: Vec<usize> = match gate() {
+        Some((ac, owner)) => {
+            let mut hit = vec![false; patterns().len()];
+            for m in ac.find_overlapping_iter(text) {
+                if let Some(slot) = owner
+                    .get(m.pattern().as_usize())
+                    .and_then(|i| hit.get_mut(*i))
+                {
+                    *slot = true;
+                }
+            }
+            hit.iter()
+                .enumerate()
+                .filter(|(_, h)| **h)
+                .map(|(i, _)| i)
+                .collect()
+        }
         None => (0..patterns().len()).collect(),
     };
     for pattern in candidates.into_iter().filter_map(|i| patterns().get(i)) {
-        for caps in pattern.regex.captures_iter(text) {
+        // Compiled on first use only: clean text never pays for a regex. The patterns are
+        // constants covered by tests; should one not compile, it matches nothing rather than panic.
+        let regex = pattern
+            .regex
+            .get_or_init(|| Regex::new(pattern.source).unwrap_or_else(|_| unreachable_regex()));
+        for caps in regex.captures_iter(text) {
             let Some(m) = caps.get(pattern.group) else {
                 continue;
             };
