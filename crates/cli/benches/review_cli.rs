@@ -21,7 +21,12 @@ fn run(args: &[&str], input: &[u8]) -> i32 {
         .stderr(Stdio::null())
         .spawn()
         .expect("spawn");
-    child.stdin.take().expect("stdin").write_all(input).expect("write");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input)
+        .expect("write");
     child.wait().expect("wait").code().unwrap_or(-1)
 }
 
@@ -31,20 +36,32 @@ fn cli(c: &mut Criterion) {
     let requests: Vec<String> = std::fs::read_dir(examples().join("requests"))
         .expect("requests")
         .filter_map(|e| std::fs::read_to_string(e.ok()?.path()).ok())
-        .map(|t| serde_json::to_string(&serde_json::from_str::<serde_json::Value>(&t).expect("json")).expect("line"))
+        .map(|t| {
+            serde_json::to_string(&serde_json::from_str::<serde_json::Value>(&t).expect("json"))
+                .expect("line")
+        })
         .collect();
     let one = requests.first().cloned().unwrap_or_default();
-    let batch: String = requests.iter().cycle().take(1000).map(|l| format!("{l}\n")).collect();
+    let batch: String = requests
+        .iter()
+        .cycle()
+        .take(1000)
+        .map(|l| format!("{l}\n"))
+        .collect();
 
     let mut group = c.benchmark_group("cli");
     group.measurement_time(Duration::from_secs(8));
     group.sample_size(50);
-    group.bench_function("one_shot_review", |b| b.iter(|| run(&["review", "--policy", policy], one.as_bytes())));
+    group.bench_function("one_shot_review", |b| {
+        b.iter(|| run(&["review", "--policy", policy], one.as_bytes()))
+    });
     group.bench_function("spawn_true_baseline", |b| {
         b.iter(|| Command::new("/bin/true").status().expect("true"))
     });
     group.throughput(Throughput::Elements(1000));
-    group.bench_function("batch_1000", |b| b.iter(|| run(&["review", "--policy", policy, "--batch"], batch.as_bytes())));
+    group.bench_function("batch_1000", |b| {
+        b.iter(|| run(&["review", "--policy", policy, "--batch"], batch.as_bytes()))
+    });
     group.finish();
 }
 
