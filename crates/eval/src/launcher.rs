@@ -34,6 +34,9 @@ pub struct LaunchSpec {
     pub timeout: Duration,
     /// Paths the process is meant to write (a sandboxed launcher binds only these writable).
     pub writable: Vec<PathBuf>,
+    /// Paths the process must be able to read or connect to besides the system (the shim
+    /// directory and the evidence collector's socket; a sandboxed launcher binds them read-only).
+    pub readable: Vec<PathBuf>,
     /// Bytes kept of stdout and of stderr (the rest is drained and dropped).
     pub output_cap: usize,
 }
@@ -295,6 +298,7 @@ mod tests {
             stdin: b"hello".to_vec(),
             timeout: Duration::from_millis(timeout_ms),
             writable: vec![],
+            readable: vec![],
             output_cap: 1024,
         }
     }

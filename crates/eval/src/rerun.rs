@@ -133,6 +133,7 @@ impl Verifier for HostVerifier {
             stdin: Vec::new(),
             timeout: spec.timeout,
             writable: vec![spec.work.clone()],
+            readable: vec![spec.python.clone()],
             output_cap: 256 * 1024,
         };
         let out = run_contained(&launch, self.pid_namespace)?;

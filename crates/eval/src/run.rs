@@ -396,6 +396,7 @@ fn run_inner(
         stdin: sc.prompt.as_bytes().to_vec(),
         timeout: Duration::from_secs(sc.timeout_secs),
         writable: vec![project.clone(), home.clone(), tmp.clone()],
+        readable: vec![bin.clone(), shim_cfg.socket_path()],
         output_cap: 8 * 1024 * 1024,
     };
     // The launcher returns only after the agent's whole tree has ended.

@@ -230,12 +230,12 @@ fn run_eval(args: EvalArgs) -> CmdResult {
         .context("--candidate is required")
         .map_err(Failure::invalid)?;
     let candidate = Candidate::load(&candidate_path).map_err(eval_failure)?;
-    if let Some(url) = &args.model_base_url {
-        if !(url.starts_with("http://") || url.starts_with("https://")) {
-            return Err(Failure::invalid(anyhow::anyhow!(
-                "--model-base-url `{url}` must be an http:// or https:// URL"
-            )));
-        }
+    if let Some(url) = &args.model_base_url
+        && !(url.starts_with("http://") || url.starts_with("https://"))
+    {
+        return Err(Failure::invalid(anyhow::anyhow!(
+            "--model-base-url `{url}` must be an http:// or https:// URL"
+        )));
     }
     if args.agent == Agent::Command && args.agent_bin.is_none() {
         return Err(Failure::invalid(anyhow::anyhow!(
