@@ -297,17 +297,15 @@ fn abstract_unix_socket(backend: &str) {
     );
 }
 
+/// A process whose argv is exactly `sleep NONCE` (not warrant's or sh's argv that mention it).
 fn sleeper_alive(nonce: &str) -> bool {
+    let want = format!("sleep\0{nonce}\0");
     std::fs::read_dir("/proc")
         .unwrap()
         .filter_map(Result::ok)
         .any(|e| {
             std::fs::read(e.path().join("cmdline"))
-                .map(|c| {
-                    String::from_utf8_lossy(&c)
-                        .replace('\0', " ")
-                        .contains(&format!("sleep {nonce}"))
-                })
+                .map(|c| c == want.as_bytes())
                 .unwrap_or(false)
         })
 }
@@ -1033,4 +1031,63 @@ fn warrant_is_refused_after_the_policy_changes() {
     );
     assert_eq!(out.status.code(), Some(126), "{}", text(&out));
     assert!(out.stdout.is_empty());
+}
+
+// ---- the whole tree dies with warrant ----
+
+fn tree_dies_with_warrant(backend: &str) {
+    let f = fixture();
+    let nonce = format!(
+        "{}.{}",
+        5000 + std::process::id() % 1000,
+        std::process::id()
+    );
+    let script = format!("setsid nohup sleep {nonce} >/dev/null 2>&1 & sleep {nonce}");
+    let mut child = Command::new(BIN)
+        .args([
+            "exec",
+            "--profile",
+            "readonly",
+            "--cwd",
+            f.ws.to_str().unwrap(),
+            "--backend",
+            backend,
+            "--",
+            "sh",
+            "-c",
+        ])
+        .arg(&script)
+        .env("WARRANT_AUDIT_LOG", &f.log)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while !sleeper_alive(&nonce) {
+        assert!(
+            started.elapsed().as_secs() < 20,
+            "the sandboxed sleepers never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.kill().unwrap(); // SIGKILL to warrant itself: no cleanup code of its own runs
+    child.wait().unwrap();
+    let killed = std::time::Instant::now();
+    while sleeper_alive(&nonce) {
+        assert!(
+            killed.elapsed().as_secs() < 10,
+            "a sandboxed process outlived warrant"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn process_tree_dies_with_warrant() {
+    tree_dies_with_warrant("process");
+}
+
+#[test]
+fn oci_tree_dies_with_warrant() {
+    tree_dies_with_warrant("oci");
 }

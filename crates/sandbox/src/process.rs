@@ -136,13 +136,13 @@ pub fn run(
         drop(guard);
         return Err(e);
     }
-    drop(sync_w);
     let pidfd = sys::pidfd_open(pid)
         .map_err(|e| ExecError::setup("supervision", format!("pidfd_open: {e}")))?;
     let outcome = supervise(
         profile, pid, &pidfd, report_r, status_r, out_r, err_r, sinks, started,
     )?;
     std::mem::forget(guard);
+    drop(sync_w);
 
     let mut limits_hit = outcome.limits_hit;
     if let Some(cg) = &cgroup {
@@ -414,14 +414,10 @@ fn staged(p: &Path) -> PathBuf {
 }
 
 fn init_main(plan: &Plan, sync: RawFd, report: RawFd, status: RawFd, out: RawFd, err: RawFd) -> ! {
-    if let Err(e) = sys::set_parent_death_signal(libc::SIGKILL) {
-        fail(report, "parent-death-signal", e);
-    }
     let mut b = [0u8; 1];
     if sys::read_some(sync, &mut b).unwrap_or(0) != 1 {
         sys::exit_now(125); // the supervisor is gone
     }
-    sys::close_raw(sync);
     // Become inside-root (an unprivileged host uid), keeping the namespace's capabilities.
     if let Err(e) = sys::become_user(0, 0) {
         fail(
@@ -429,6 +425,16 @@ fn init_main(plan: &Plan, sync: RawFd, report: RawFd, status: RawFd, out: RawFd,
             "uid-map",
             format!("switching to the namespace's root: {e}"),
         );
+    }
+    // The parent-death signal is cleared by any credential change, so it is set after the last
+    // one; the supervisor keeps its end of `sync` open for the whole run, so a hang-up seen after
+    // setting it means the supervisor died before: leave.
+    if let Err(e) = sys::set_parent_death_signal(libc::SIGKILL) {
+        fail(report, "parent-death-signal", e);
+    }
+    match sys::poll(&[(sync, libc::POLLIN)], 0) {
+        Ok(r) if r[0] == 0 => {}
+        _ => sys::exit_now(125),
     }
     if let Err((control, e)) = build_root(plan) {
         fail(report, control, e);
