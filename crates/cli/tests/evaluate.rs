@@ -794,3 +794,52 @@ fn host_auth_is_opt_in_and_warned() {
     assert!(String::from_utf8_lossy(&with.stdout).contains("HOSTCRED-CANARY-9913"));
     assert!(String::from_utf8_lossy(&with.stderr).contains("warning: --host-auth"));
 }
+
+#[test]
+fn unsafe_skip_permissions_is_warned_and_passed_only_on_request() {
+    let d = scenario_dir(TINY);
+    // A command agent that prints its own argv: the prompt is never there.
+    let run = |extra: &[&str]| {
+        warrant()
+            .args([
+                "eval",
+                "--format",
+                "json",
+                "--agent",
+                "command",
+                "--agent-bin",
+                "/bin/sh",
+                "--agent-arg",
+                "-c",
+            ])
+            .args([
+                "--agent-arg",
+                "echo done \"$@\"; cat >/dev/null",
+                "--agent-arg",
+                "argv0",
+                "--scenarios",
+            ])
+            .arg(d.path())
+            .arg("--candidate")
+            .arg(candidate())
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let plain = run(&[]);
+    assert!(!String::from_utf8_lossy(&plain.stderr).contains("warning"));
+    assert_eq!(
+        report(&plain)["runs"][0]["output"].as_str().unwrap().trim(),
+        "done"
+    );
+    let unsafe_run = run(&["--unsafe-skip-permissions"]);
+    assert!(
+        String::from_utf8_lossy(&unsafe_run.stderr).contains("warning: --unsafe-skip-permissions")
+    );
+    assert!(
+        report(&unsafe_run)["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("unsafe-skip-permissions")
+    );
+}

@@ -80,7 +80,9 @@ impl Collector {
             let p = shim_dir.join(name);
             let bytes = read_regular_nofollow(&p, 1024 * 1024)
                 .map_err(|e| EvalError::io("reading a shim back", e))?;
-            shims.push((p.display().to_string(), sha256_hex(&bytes)));
+            let canonical =
+                std::fs::canonicalize(&p).map_err(|e| EvalError::io("resolving a shim", e))?;
+            shims.push((canonical.display().to_string(), sha256_hex(&bytes)));
         }
         let python_exe = std::fs::canonicalize(&cfg.real_python)
             .map_err(|e| EvalError::io(format!("resolving `{}`", cfg.real_python.display()), e))?;
@@ -335,7 +337,18 @@ impl Inner {
                 ));
             }
         };
-        let Some((path, sha)) = self.shims.iter().find(|(p, _)| p == script) else {
+        // The script path as the caller gave it, resolved against its working directory.
+        let given = Path::new(script);
+        let resolved = if given.is_absolute() {
+            given.to_path_buf()
+        } else {
+            std::fs::read_link(format!("/proc/{pid}/cwd"))
+                .map_err(|e| format!("pid {pid}: {e}"))?
+                .join(given)
+        };
+        let canonical = std::fs::canonicalize(&resolved)
+            .map_err(|e| format!("pid {pid} runs `{script}`: {e}"))?;
+        let Some((path, sha)) = self.shims.iter().find(|(p, _)| Path::new(p) == canonical) else {
             return Err(format!(
                 "pid {pid} runs `{script}`, not one of the installed shims"
             ));

@@ -53,6 +53,9 @@ def send(f, record):
 
 
 def main():
+    if not (sys.flags.isolated and sys.flags.no_site):
+        # Started as `python3 <shim>`: run again isolated, as the collector expects.
+        os.execv(REAL, [REAL, "-IS", os.path.abspath(sys.argv[0])] + sys.argv[1:])
     args = sys.argv[1:]
     rest = pytest_args(args)
     if rest is None:

@@ -84,11 +84,36 @@ fn only_pytest_invocations_are_counted() {
     assert_eq!(sh(&s, "python -Bm pytest -q >/dev/null"), 0);
     assert_eq!(sh(&s, "pytest -q >/dev/null"), 0);
     assert_eq!(sh(&s, "pytest --version >/dev/null 2>&1"), 0);
+    // The shim run by path, relative or through the interpreter, is still the shim.
+    let rel = format!(
+        "cd {} && ./pytest -q {} >/dev/null",
+        s.bin.display(),
+        s.project.join("test_x.py").display()
+    );
+    assert_eq!(sh(&s, &rel), 0);
+    assert_eq!(
+        sh(
+            &s,
+            &format!("/usr/bin/python3 {}/pytest -q >/dev/null", s.bin.display())
+        ),
+        0
+    );
     let ev = s.finish();
     assert!(ev.findings.is_empty(), "{:?}", ev.findings);
     let outcomes: Vec<Outcome> = ev.runs.iter().map(|r| r.outcome).collect();
     use Outcome::*;
-    assert_eq!(outcomes, [Success, Success, Success, Success, Inconclusive]);
+    assert_eq!(
+        outcomes,
+        [
+            Success,
+            Success,
+            Success,
+            Success,
+            Inconclusive,
+            Success,
+            Success
+        ]
+    );
     // The digest taken at the start of the run is the final one (no edit since).
     assert_eq!(ev.runs[0].digest, source_digest(&s.project).unwrap());
 }
