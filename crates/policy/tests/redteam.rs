@@ -970,3 +970,20 @@ fn odd_argv_never_panics_and_decides_deterministically() {
         }
     }
 }
+
+#[test]
+fn approval_cannot_lift_a_hard_deny_even_when_minted_for_it() {
+    let (_d, fx) = fixture();
+    let p = policy(&fx, "open");
+    let req = ActionRequest::from_json(&run(&["rm", "-rf", "out"], "destructive").to_string())
+        .expect("request");
+    let now = SystemTime::now();
+    let r = approve(
+        &p,
+        &req,
+        "alice@example.test",
+        now,
+        Duration::from_secs(3600),
+    );
+    denied(&review_at(&p, &r, now), "rm -rf with an approval");
+}
