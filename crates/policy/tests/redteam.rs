@@ -987,3 +987,45 @@ fn approval_cannot_lift_a_hard_deny_even_when_minted_for_it() {
     );
     denied(&review_at(&p, &r, now), "rm -rf with an approval");
 }
+
+#[test]
+fn untrusted_input_on_an_allowlisted_process_asks() {
+    let (_d, fx) = fixture();
+    let mut r = run(&["python3", "scripts/run.py"], "read_only");
+    r["untrusted_input"] = json!(true);
+    let d = decide(&fx, "default", r);
+    assert_eq!(d.verdict, Verdict::Ask, "{} ({})", d.rule, d.reason);
+    assert_eq!(d.rule, "untrusted-input");
+}
+
+#[test]
+fn duplicate_keys_in_the_request_are_invalid_input() {
+    let raw = r#"{"actor":"skill:t","capability":"fs.read","capability":"process.run","argv":["python3","-c","1"],"paths":["README.md"],"side_effect":"read_only"}"#;
+    assert!(
+        ActionRequest::from_json(raw).is_err(),
+        "last-wins duplicate keys"
+    );
+}
+
+#[test]
+fn capability_spelling_tricks_are_invalid_or_denied() {
+    let (_d, fx) = fixture();
+    for cap in [
+        "tool:publish_release ",
+        "TOOL:publish_release",
+        "tool:publish_release\u{200b}",
+        "FS.READ",
+    ] {
+        let r = json!({"actor": "skill:t", "capability": cap, "side_effect": "read_only"});
+        assert!(
+            ActionRequest::from_json(&r.to_string()).is_err(),
+            "{cap:?} parsed"
+        );
+    }
+    let d = decide(
+        &fx,
+        "default",
+        json!({"actor": "skill:t", "capability": "tool:Publish_Release", "side_effect": "read_only"}),
+    );
+    denied(&d, "tool:Publish_Release");
+}
