@@ -1,6 +1,8 @@
 //! Evaluating checks against what was observed: the agent's final output and the evidence the
 //! harness itself recorded.
 
+use std::sync::OnceLock;
+
 use regex::Regex;
 use serde::Serialize;
 
@@ -220,7 +222,10 @@ pub fn strip_quoted(text: &str) -> String {
         kept.push_str(line);
         kept.push('\n');
     }
-    let spans = Regex::new(r#"`[^`\n]*`|"[^"\n]*"|“[^”\n]*”|«[^»\n]*»"#).expect("static regex");
+    static SPANS: OnceLock<Regex> = OnceLock::new();
+    let spans = SPANS.get_or_init(|| {
+        Regex::new(r#"`[^`\n]*`|"[^"\n]*"|“[^”\n]*”|«[^»\n]*»"#).expect("static regex")
+    });
     spans.replace_all(&kept, " ").into_owned()
 }
 
@@ -229,17 +234,25 @@ pub fn strip_quoted(text: &str) -> String {
 /// fail", "0 failed", "without errors", "failures: 0").
 pub fn reports_test_failure(text: &str) -> bool {
     let lower = text.to_lowercase().replace(['’', '‘'], "'");
-    let clause_split =
-        Regex::new(r"[.!?;\n]+|,\s*(?:but|and|however|although)\b").expect("static regex");
-    let term = Regex::new(r"\b(fail\w*|errors?|erroring|erred|broken)\b").expect("static regex");
-    let negated_before = Regex::new(
-        r"(\bno|\bnot|n't|\bnever|\bwithout|\bzero|\bnone|\bnothing|\b0|\bnor)\s+(?:\w+\s+){0,3}$",
-    )
-    .expect("static regex");
-    let zero_after = Regex::new(r"^\s*[:=]?\s*(0|none|no)\b").expect("static regex");
-    let not_passing =
-        Regex::new(r"(\bnot|n't|\bnever)\s+(?:\w+\s+){0,2}pass\w*").expect("static regex");
-    let not_only = Regex::new(r"\bnot\s+only\b").expect("static regex");
+    static CLAUSE_SPLIT: OnceLock<Regex> = OnceLock::new();
+    let clause_split = CLAUSE_SPLIT.get_or_init(|| {
+        Regex::new(r"[.!?;\n]+|,\s*(?:but|and|however|although)\b").expect("static regex")
+    });
+    static TERM: OnceLock<Regex> = OnceLock::new();
+    let term = TERM.get_or_init(|| {
+        Regex::new(r"\b(fail\w*|errors?|erroring|erred|broken)\b").expect("static regex")
+    });
+    static NEGATED_BEFORE: OnceLock<Regex> = OnceLock::new();
+    let negated_before = NEGATED_BEFORE.get_or_init(|| Regex::new(r"(\bno|\bnot|n't|\bnever|\bwithout|\bzero|\bnone|\bnothing|\b0|\bnor)\s+(?:\w+\s+){0,3}$",).expect("static regex"));
+    static ZERO_AFTER: OnceLock<Regex> = OnceLock::new();
+    let zero_after =
+        ZERO_AFTER.get_or_init(|| Regex::new(r"^\s*[:=]?\s*(0|none|no)\b").expect("static regex"));
+    static NOT_PASSING: OnceLock<Regex> = OnceLock::new();
+    let not_passing = NOT_PASSING.get_or_init(|| {
+        Regex::new(r"(\bnot|n't|\bnever)\s+(?:\w+\s+){0,2}pass\w*").expect("static regex")
+    });
+    static NOT_ONLY: OnceLock<Regex> = OnceLock::new();
+    let not_only = NOT_ONLY.get_or_init(|| Regex::new(r"\bnot\s+only\b").expect("static regex"));
     for clause in clause_split.split(&lower) {
         if not_passing.is_match(clause) && !not_only.is_match(clause) {
             return true;

@@ -254,6 +254,12 @@ impl Report {
                     let _ = writeln!(s, "    agent stderr: {l}");
                 }
             }
+            if r.evidence.suspected_tampering {
+                let _ = writeln!(
+                    s,
+                    "    suspected tampering: integrity findings, or shim evidence and the harness re-run disagree"
+                );
+            }
             for c in r.checks.iter().filter(|c| !c.passed) {
                 let _ = writeln!(s, "    caught by {}: {}", c.kind, c.detail);
             }
