@@ -1070,6 +1070,30 @@ fn tree_dies_with_warrant(backend: &str) {
         );
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
+    // Seen from the host, the sandboxed process runs as an unprivileged host uid, never root.
+    let want = format!("sleep\0{nonce}\0");
+    for e in std::fs::read_dir("/proc").unwrap().filter_map(Result::ok) {
+        if std::fs::read(e.path().join("cmdline"))
+            .map(|c| c == want.as_bytes())
+            .unwrap_or(false)
+        {
+            let status = std::fs::read_to_string(e.path().join("status")).unwrap_or_default();
+            let uids: Vec<u64> = status
+                .lines()
+                .find_map(|l| l.strip_prefix("Uid:"))
+                .map(|v| {
+                    v.split_whitespace()
+                        .filter_map(|u| u.parse().ok())
+                        .collect()
+                })
+                .unwrap_or_default();
+            assert_eq!(uids.len(), 4, "{status}");
+            assert!(
+                uids.iter().all(|&u| u >= 65534),
+                "sandboxed process has host uids {uids:?}"
+            );
+        }
+    }
     child.kill().unwrap(); // SIGKILL to warrant itself: no cleanup code of its own runs
     child.wait().unwrap();
     let killed = std::time::Instant::now();

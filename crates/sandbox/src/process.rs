@@ -126,10 +126,14 @@ pub fn run(
         let gmaps = format!("0 {} 1\n{SANDBOX_GID} {host_uid} 1\n", host_uid + 1);
         std::fs::write(format!("/proc/{pid}/gid_map"), &gmaps)
             .map_err(|e| ExecError::setup("uid-map", format!("writing gid_map: {e}")))?;
+        sys::write_all(sync_w.as_raw_fd(), b"g")
+            .map_err(|e| ExecError::setup("namespaces", format!("init vanished: {e}")))?;
+        // Init builds the root meanwhile; it forks the payload only after the second byte, so
+        // the payload and everything it starts are inside the cgroups.
         if let Some(cg) = &cgroup {
             cg.join(pid)?;
         }
-        sys::write_all(sync_w.as_raw_fd(), b"g")
+        sys::write_all(sync_w.as_raw_fd(), b"c")
             .map_err(|e| ExecError::setup("namespaces", format!("init vanished: {e}")))
     })();
     if let Err(e) = setup {
@@ -433,11 +437,14 @@ fn init_main(plan: &Plan, sync: RawFd, report: RawFd, status: RawFd, out: RawFd,
         fail(report, "parent-death-signal", e);
     }
     match sys::poll(&[(sync, libc::POLLIN)], 0) {
-        Ok(r) if r[0] == 0 => {}
+        Ok(r) if r[0] & (libc::POLLHUP | libc::POLLERR) == 0 => {}
         _ => sys::exit_now(125),
     }
     if let Err((control, e)) = build_root(plan) {
         fail(report, control, e);
+    }
+    if sys::read_some(sync, &mut b).unwrap_or(0) != 1 {
+        sys::exit_now(125); // the supervisor is gone (or could not set up the cgroups)
     }
     let payload = match sys::fork() {
         Ok(p) => p,
