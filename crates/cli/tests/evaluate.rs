@@ -843,3 +843,53 @@ fn unsafe_skip_permissions_is_warned_and_passed_only_on_request() {
             .contains("unsafe-skip-permissions")
     );
 }
+
+#[test]
+fn help_has_examples_and_dry_run_runs_nothing() {
+    let help = warrant().args(["eval", "--help"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&help.stdout).contains("Examples:"));
+    let dry = |bin: &str, key: bool| {
+        let mut c = warrant();
+        c.args(["eval", "--dry-run", "--agent-bin", bin, "--candidate"])
+            .arg(candidate());
+        if key {
+            c.env("ANTHROPIC_API_KEY", KEY);
+        } else {
+            c.env_remove("ANTHROPIC_API_KEY");
+        }
+        c.output().unwrap()
+    };
+    let no_key = dry("/bin/true", false);
+    assert_eq!(no_key.status.code(), Some(5));
+    assert!(String::from_utf8_lossy(&no_key.stderr).contains("NO_AUTH"));
+    let missing = dry("/nonexistent/agent", true);
+    assert_eq!(missing.status.code(), Some(5));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("EXEC_NOT_FOUND"));
+    let out = dry("/bin/true", true);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("would evaluate `verification-before-completion`")
+            && text.contains("5 scenario(s)"),
+        "{text}"
+    );
+    let serve = warrant()
+        .args(["scripted-api", "serve", "--dry-run", "--script"])
+        .arg(agent("lazy.toml"))
+        .output()
+        .unwrap();
+    assert_eq!(serve.status.code(), Some(0));
+    let bad = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(bad.path(), "[[turn]]\nbogus = 1\n").unwrap();
+    let serve = warrant()
+        .args(["scripted-api", "serve", "--dry-run", "--script"])
+        .arg(bad.path())
+        .output()
+        .unwrap();
+    assert_eq!(serve.status.code(), Some(2));
+}

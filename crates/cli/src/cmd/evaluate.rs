@@ -272,6 +272,21 @@ fn run_eval(args: EvalArgs) -> CmdResult {
         temp_root: None,
     };
     if args.dry_run {
+        // The same pre-flight as a real run: auth and the agent binary.
+        if cfg.agent.kind == AgentKind::Claude && cfg.api_key.is_none() && !cfg.host_auth {
+            return Err(eval_failure(EvalError::NoAuth));
+        }
+        let bin = cfg
+            .agent
+            .bin
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("claude"));
+        if warrant_eval::launcher::resolve_program(&bin).is_none() {
+            return Err(Failure::with_code(
+                EXEC_FAILURE,
+                anyhow::anyhow!("EXEC_NOT_FOUND: agent binary `{}` not found", bin.display()),
+            ));
+        }
         let runs: u32 = cfg
             .scenarios
             .iter()
