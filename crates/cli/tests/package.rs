@@ -800,6 +800,41 @@ fn an_upgrade_shows_the_diff_and_needs_confirmation() {
 }
 
 #[test]
+fn a_deleted_skill_folder_shows_as_missing_and_an_upgrade_restores_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (v1, v2) = v1_v2(tmp.path());
+    let skills = tmp.path().join("skills");
+    let s = skills.to_str().unwrap();
+    assert_eq!(
+        code(&warrant(
+            &["install", v1.to_str().unwrap(), "--to", s],
+            tmp.path()
+        )),
+        0
+    );
+    std::fs::remove_dir_all(skills.join("notes-sync")).unwrap();
+    let out = warrant(&["verify", "--to", s, "--format", "json"], tmp.path());
+    assert_eq!(code(&out), 1, "{}", text(&out));
+    assert_eq!(json(&out)["skills"][0]["missing"], true);
+    let out = warrant(&["list", "--to", s, "--format", "json"], tmp.path());
+    assert_eq!(json(&out)["skills"][0]["status"], "missing");
+    let out = warrant(
+        &[
+            "install",
+            v2.to_str().unwrap(),
+            "--to",
+            s,
+            "--upgrade",
+            "--yes",
+        ],
+        tmp.path(),
+    );
+    assert_eq!(code(&out), 0, "{}", text(&out));
+    assert_eq!(snapshot(&skills.join("notes-sync")), snapshot(&v2));
+    assert_eq!(code(&warrant(&["verify", "--to", s], tmp.path())), 0);
+}
+
+#[test]
 fn verify_reports_every_kind_of_tampering() {
     let tmp = tempfile::tempdir().unwrap();
     let (v1, _) = v1_v2(tmp.path());
@@ -951,7 +986,10 @@ fn unreadable_packages_exit_2_and_sarif_is_emitted() {
 
 /// Starts an upgrade that pauses at `point`, waits until it is there, then SIGKILLs it.
 fn kill_upgrade_at(point: &str, src: &Path, skills: &Path, cwd: &Path, env: &[(&str, &str)]) {
-    let marker = cwd.join(format!("paused-{point}-{}", skills.file_name().unwrap().to_str().unwrap()));
+    let marker = cwd.join(format!(
+        "paused-{point}-{}",
+        skills.file_name().unwrap().to_str().unwrap()
+    ));
     assert!(!marker.exists());
     let mut child = Command::new(env!("CARGO_BIN_EXE_warrant"))
         .args([

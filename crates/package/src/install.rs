@@ -87,6 +87,11 @@ pub enum InstallError {
         /// The skills directory.
         dir: String,
     },
+    /// The installed skill changed between showing the diff and replacing it.
+    #[error(
+        "`{0}` changed while the upgrade was being planned (another install or a recovery); run the upgrade again to see the current diff"
+    )]
+    Changed(String),
     /// Another warrant process holds the lock.
     #[error("another warrant process is installing into `{0}`; try again when it finishes")]
     Locked(String),
@@ -504,6 +509,9 @@ pub fn commit(plan: &Plan, skills_dir: &Path) -> Result<Vec<Recovered>, InstallE
                 dir: skills_dir.display().to_string(),
             });
         }
+        (Some(previous), Some(current)) if previous != current => {
+            return Err(InstallError::Changed(name.clone()));
+        }
         _ => {}
     }
     let staging = fsx::open_dir_at(&l.state, "staging").map_err(io_err("opening staging"))?;
@@ -559,7 +567,7 @@ pub fn commit(plan: &Plan, skills_dir: &Path) -> Result<Vec<Recovered>, InstallE
         .map_err(io_err("writing the staged manifest"))?;
     fsx::sync_dir(&txn).map_err(io_err("syncing staging"))?;
     pause_point("staged");
-    if plan.previous.is_some() {
+    if plan.previous.is_some() && exists {
         // `WARRANT_TEST_NO_EXCHANGE` forces the rename-aside path that filesystems without
         // RENAME_EXCHANGE take, so the crash tests cover it too.
         let exchange = if std::env::var_os("WARRANT_TEST_NO_EXCHANGE").is_some() {

@@ -219,6 +219,7 @@ fn install_failure(e: InstallError) -> Failure {
         | InstallError::Unmanaged { .. }
         | InstallError::InvalidName(_) => DENY,
         InstallError::NotInstalled { .. } | InstallError::BadManifest { .. } => INVALID,
+        InstallError::Changed(_) => DENY,
         InstallError::Locked(_) | InstallError::Io { .. } => crate::exit::EXEC_FAILURE,
     };
     Failure::with_code(code, e)
