@@ -1183,3 +1183,54 @@ fn killing_the_installer_at_any_point_leaves_old_or_new_never_a_mix() {
     assert_eq!(json(&out)["skills"].as_array().unwrap().len(), 0);
     assert_eq!(tree(&skills.join(".warrant/staging")), Vec::<String>::new());
 }
+
+#[test]
+fn an_upgrade_at_a_terminal_asks_and_respects_the_answer() {
+    // `script` (util-linux, essential on Debian) gives the installer a real pseudo-terminal.
+    let tmp = tempfile::tempdir().unwrap();
+    let (v1, v2) = v1_v2(tmp.path());
+    let skills = tmp.path().join("skills");
+    let s = skills.to_str().unwrap();
+    assert_eq!(
+        code(&warrant(
+            &["install", v1.to_str().unwrap(), "--to", s],
+            tmp.path()
+        )),
+        0
+    );
+    let before = snapshot(&skills.join("notes-sync"));
+    let command = format!(
+        "{} install {} --to {s} --upgrade",
+        env!("CARGO_BIN_EXE_warrant"),
+        v2.display()
+    );
+    let answer = |reply: &str| {
+        let mut child = Command::new("script")
+            .args(["-qec", &command, "/dev/null"])
+            .current_dir(tmp.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(reply.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let out = answer("n\n");
+    assert_eq!(code(&out), 4, "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("[y/N]"),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(snapshot(&skills.join("notes-sync")), before);
+    let out = answer("y\n");
+    assert_eq!(code(&out), 0, "{}", text(&out));
+    assert_eq!(snapshot(&skills.join("notes-sync")), snapshot(&v2));
+}
