@@ -45,7 +45,15 @@ pub enum ApprovalProblem {
     NotYetValid,
     /// The approval has expired.
     Expired(String),
+    /// The approval is valid for longer than [`MAX_APPROVAL_VALIDITY`].
+    TooLong,
+    /// The approver is the requesting actor (or another agent or skill): nobody approves itself.
+    SelfApproved(String),
 }
+
+/// The longest validity window an approval may have: approvals are for one action now, not a
+/// standing grant (that is what the policy is for).
+pub const MAX_APPROVAL_VALIDITY: Duration = Duration::from_secs(24 * 3600);
 
 impl ApprovalProblem {
     /// One sentence for the decision's reason.
@@ -61,6 +69,10 @@ impl ApprovalProblem {
             Self::BadTime(field) => format!("the attached approval's `{field}` is not an RFC 3339 time"),
             Self::NotYetValid => "the attached approval is dated in the future".into(),
             Self::Expired(at) => format!("the attached approval expired at {at}"),
+            Self::TooLong => "the attached approval is valid for more than 24 hours; an approval covers one action now, not a standing grant".into(),
+            Self::SelfApproved(who) => {
+                format!("the attached approval names `{who}`, the requester or another agent, as approver; only a person approves")
+            }
         }
     }
 }
@@ -100,8 +112,28 @@ impl Approval {
         consequence: &str,
         now: SystemTime,
     ) -> Result<(), ApprovalProblem> {
-        if self.approver.trim().is_empty() {
+        self.check_for(None, request_hash, consequence, now)
+    }
+
+    /// Like [`Approval::check`], also refusing an approval whose approver is `actor` (the
+    /// requester approving itself) or any agent-like identity (`skill:`, `agent:`, `tool:`).
+    pub fn check_for(
+        &self,
+        actor: Option<&str>,
+        request_hash: &str,
+        consequence: &str,
+        now: SystemTime,
+    ) -> Result<(), ApprovalProblem> {
+        let approver = self.approver.trim();
+        if approver.is_empty() {
             return Err(ApprovalProblem::NoApprover);
+        }
+        let lower = approver.to_ascii_lowercase();
+        let agent_like = ["skill:", "agent:", "tool:", "mcp:", "plugin:", "model:"]
+            .iter()
+            .any(|p| lower.starts_with(p));
+        if agent_like || actor.is_some_and(|a| a.trim().eq_ignore_ascii_case(approver)) {
+            return Err(ApprovalProblem::SelfApproved(approver.to_owned()));
         }
         if self.request_hash != request_hash {
             return Err(ApprovalProblem::HashMismatch {
@@ -120,6 +152,9 @@ impl Approval {
         }
         if expires_at <= now || expires_at <= approved_at {
             return Err(ApprovalProblem::Expired(self.expires_at.clone()));
+        }
+        if expires_at.duration_since(approved_at).unwrap_or_default() > MAX_APPROVAL_VALIDITY {
+            return Err(ApprovalProblem::TooLong);
         }
         Ok(())
     }

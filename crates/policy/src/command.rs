@@ -139,6 +139,38 @@ pub const CODE_FLAGS: &[(&str, &[&str])] = &[
 
 /// Programs that run another program given in their arguments.
 pub const WRAPPERS: &[&str] = &[
+    "choom",
+    "linux32",
+    "linux64",
+    "setarch",
+    "i386",
+    "x86_64",
+    "prlimit",
+    "numactl",
+    "cgexec",
+    "chpst",
+    "daemonize",
+    "start-stop-daemon",
+    "torsocks",
+    "proxychains",
+    "proxychains4",
+    "catchsegv",
+    "xvfb-run",
+    "dbus-run-session",
+    "unbuffer",
+    "rlwrap",
+    "faketime",
+    "ltrace",
+    "perf",
+    "bpftrace",
+    "sg",
+    "retry",
+    "chronic",
+    "ifne",
+    "vipe",
+    "sem",
+    "nsjail",
+    "minijail0",
     "env",
     "xargs",
     "timeout",
@@ -208,87 +240,179 @@ fn is_mkfs(name: &str) -> bool {
 }
 
 /// Package managers and build tools whose commands run repository code (lifecycle scripts, build
-/// scripts, setup.py, Makefile recipes). `None` means every subcommand.
-const LIFECYCLE: &[(&str, Option<&[&str]>)] = &[
+/// scripts, setup.py, Makefile recipes), with the few subcommands known not to. Anything else asks:
+/// options with values (`npm --loglevel silent install`), aliases (`npm t`, `npm i`) and new
+/// subcommands all land on the safe side.
+const LIFECYCLE: &[(&str, &[&str])] = &[
     (
         "npm",
-        Some(&[
-            "install",
-            "i",
-            "ci",
-            "add",
-            "rebuild",
-            "run",
-            "run-script",
-            "test",
-            "start",
-            "exec",
-            "x",
-            "pack",
-            "publish",
-            "restart",
-            "stop",
-            "link",
-            "update",
-            "up",
-            "dedupe",
-            "prepare",
-        ]),
+        &[
+            "ls",
+            "list",
+            "ll",
+            "la",
+            "view",
+            "info",
+            "show",
+            "v",
+            "help",
+            "outdated",
+            "search",
+            "ping",
+            "whoami",
+            "doctor",
+            "--version",
+            "-v",
+            "--help",
+            "prefix",
+            "root",
+            "bin",
+            "fund",
+            "audit",
+            "query",
+        ],
     ),
-    ("npx", None),
-    ("yarn", None),
-    ("pnpm", None),
-    ("pnpx", None),
+    ("npx", &[]),
     (
-        "bun",
-        Some(&["install", "i", "add", "run", "x", "test", "create"]),
+        "yarn",
+        &["info", "list", "why", "--version", "help", "outdated"],
     ),
-    ("bunx", None),
-    ("pip", Some(&["install", "download", "wheel"])),
-    ("pipx", Some(&["install", "run", "inject"])),
-    ("uv", Some(&["pip", "sync", "run", "add", "tool", "build"])),
-    ("uvx", None),
+    (
+        "pnpm",
+        &["list", "ls", "why", "--version", "help", "outdated"],
+    ),
+    ("pnpx", &[]),
+    ("bun", &["--version", "pm"]),
+    ("bunx", &[]),
+    (
+        "pip",
+        &[
+            "list",
+            "show",
+            "freeze",
+            "check",
+            "help",
+            "--version",
+            "-V",
+            "search",
+            "inspect",
+            "index",
+            "cache",
+            "debug",
+            "hash",
+        ],
+    ),
+    (
+        "pip3",
+        &[
+            "list",
+            "show",
+            "freeze",
+            "check",
+            "help",
+            "--version",
+            "-V",
+            "inspect",
+            "index",
+            "cache",
+            "debug",
+            "hash",
+        ],
+    ),
+    ("pipx", &["list", "--version", "environment"]),
+    ("uv", &["--version", "version", "help", "tree", "cache"]),
+    ("uvx", &[]),
     (
         "poetry",
-        Some(&["install", "add", "run", "build", "update", "lock"]),
+        &[
+            "show",
+            "check",
+            "--version",
+            "about",
+            "env",
+            "config",
+            "search",
+        ],
     ),
-    ("pdm", Some(&["install", "add", "run", "build", "sync"])),
-    ("hatch", None),
+    ("pdm", &["list", "show", "info", "--version", "config"]),
+    ("hatch", &[]),
     (
         "cargo",
-        Some(&[
-            "build", "b", "run", "r", "test", "t", "check", "c", "bench", "install", "clippy",
-            "doc", "d", "fix", "publish", "package", "rustc", "rustdoc",
-        ]),
+        &[
+            "metadata",
+            "tree",
+            "--version",
+            "-V",
+            "help",
+            "locate-project",
+            "pkgid",
+            "search",
+            "read-manifest",
+            "verify-project",
+            "version",
+            "fmt",
+            "info",
+        ],
     ),
     (
         "go",
-        Some(&["generate", "run", "test", "build", "install", "get", "vet"]),
+        &["version", "env", "list", "doc", "help", "fmt", "mod"],
     ),
-    ("make", None),
-    ("gmake", None),
-    ("cmake", None),
-    ("ninja", None),
-    ("meson", None),
-    ("gradle", None),
-    ("gradlew", None),
-    ("mvn", None),
-    ("mvnw", None),
-    ("ant", None),
-    ("bundle", None),
-    ("gem", Some(&["install", "build"])),
-    ("rake", None),
-    ("composer", None),
-    ("mix", None),
-    ("rebar3", None),
+    ("make", &[]),
+    ("gmake", &[]),
+    ("cmake", &[]),
+    ("ninja", &[]),
+    ("meson", &[]),
+    ("gradle", &[]),
+    ("gradlew", &[]),
+    ("mvn", &[]),
+    ("mvnw", &[]),
+    ("ant", &[]),
+    ("bundle", &["list", "info", "show", "--version", "outdated"]),
+    (
+        "gem",
+        &[
+            "list",
+            "info",
+            "search",
+            "query",
+            "--version",
+            "help",
+            "environment",
+        ],
+    ),
+    ("rake", &[]),
+    (
+        "composer",
+        &[
+            "show",
+            "info",
+            "--version",
+            "outdated",
+            "validate",
+            "licenses",
+        ],
+    ),
+    ("mix", &[]),
+    ("rebar3", &[]),
     (
         "dotnet",
-        Some(&["build", "run", "test", "restore", "publish", "pack", "tool"]),
+        &[
+            "--version",
+            "--info",
+            "--list-sdks",
+            "--list-runtimes",
+            "help",
+        ],
     ),
-    ("swift", Some(&["build", "run", "test", "package"])),
-    ("tox", None),
-    ("nox", None),
-    ("pre-commit", None),
+    ("swift", &["--version"]),
+    ("tox", &[]),
+    ("nox", &[]),
+    ("pre-commit", &[]),
+    (
+        "deno",
+        &["--version", "info", "doc", "fmt", "lint", "check"],
+    ),
 ];
 
 /// Environment variables that run code of their own or redirect what runs.
@@ -359,6 +483,22 @@ pub fn dangerous_env(name: &str) -> Option<&'static str> {
     if let Some((_, why)) = exact.iter().find(|(n, _)| *n == upper) {
         return Some(why);
     }
+    // Identity and prompt variables git reads are harmless; every other GIT_* is not.
+    const GIT_SAFE: &[&str] = &[
+        "GIT_AUTHOR_NAME",
+        "GIT_AUTHOR_EMAIL",
+        "GIT_AUTHOR_DATE",
+        "GIT_COMMITTER_NAME",
+        "GIT_COMMITTER_EMAIL",
+        "GIT_COMMITTER_DATE",
+        "GIT_TERMINAL_PROMPT",
+        "GIT_OPTIONAL_LOCKS",
+        "GIT_FLUSH",
+        "GIT_TRACE",
+    ];
+    if GIT_SAFE.contains(&upper.as_str()) {
+        return None;
+    }
     let prefixes: &[(&str, &str)] = &[
         (
             "LD_",
@@ -368,6 +508,10 @@ pub fn dangerous_env(name: &str) -> Option<&'static str> {
         (
             "GIT_CONFIG",
             "injects git configuration (which can run commands)",
+        ),
+        (
+            "GIT_",
+            "changes what git runs or where it looks (editors, pagers, ssh, hooks, directories)",
         ),
         ("NPM_CONFIG_", "changes npm behaviour (scripts, registry)"),
         ("PIP_", "changes pip behaviour (index, build)"),
@@ -530,7 +674,8 @@ fn short_flag_cluster_has(arg: &str, flag: char) -> bool {
 fn check_interpreter(names: &[String], argv: &[String], review: &mut CommandReview) {
     let args = &argv[1..];
     if names.iter().any(|n| SHELLS.contains(&n.as_str())) {
-        for arg in args {
+        let mut i = 0;
+        while let Some(arg) = args.get(i) {
             if short_flag_cluster_has(arg, 'c')
                 || arg == "--command"
                 || short_flag_cluster_has(arg, 's')
@@ -542,9 +687,22 @@ fn check_interpreter(names: &[String], argv: &[String], review: &mut CommandRevi
                 );
                 return;
             }
-            if !arg.starts_with('-') {
+            if matches!(arg.as_str(), "--rcfile" | "--init-file") || arg.starts_with("--rcfile=") {
+                review.deny(
+                    RULE_REVIEW,
+                    format!("shell option `{arg}` runs a start-up file"),
+                );
+                return;
+            }
+            // Options that take a value: the value is not the script.
+            if matches!(arg.as_str(), "-o" | "+o" | "-O" | "+O") {
+                i += 2;
+                continue;
+            }
+            if arg == "--" || !(arg.starts_with('-') || arg.starts_with('+')) {
                 break;
             }
+            i += 1;
         }
         if args.iter().all(|a| a.starts_with('-')) {
             review.deny(
@@ -598,21 +756,22 @@ fn check_interpreter(names: &[String], argv: &[String], review: &mut CommandRevi
         .iter()
         .any(|n| matches!(n.as_str(), "awk" | "gawk" | "mawk" | "nawk"))
     {
-        let program = args
+        // Any argument may be the program (options such as `-v x=1` or `-F:` come first), so every
+        // argument is checked: a false positive costs a deny of one awk call, a miss runs a command.
+        let loads_file = args
             .iter()
-            .find(|a| !a.starts_with('-'))
-            .cloned()
-            .unwrap_or_default();
-        if program.contains("system")
-            || program.contains('|')
-            || program.contains("getline")
-            || args.iter().any(|a| a == "-f" || a.starts_with("--file"))
-        {
-            review.deny(
-                RULE_REVIEW,
-                "awk program runs commands (system, pipes, getline) or loads a program file",
-            );
-        } else if program.contains('>') {
+            .any(|a| a == "-f" || a.starts_with("--file") || a == "-E" || a.starts_with("--exec"));
+        let runs = args.iter().find(|a| {
+            a.contains("system")
+                || a.contains('|')
+                || a.contains("getline")
+                || a.contains("ENVIRON")
+        });
+        if loads_file {
+            review.deny(RULE_REVIEW, "awk loads its program from a file");
+        } else if let Some(program) = runs {
+            review.deny(RULE_REVIEW, format!("awk program `{program}` runs commands (system, pipes, getline) or reads the environment"));
+        } else if args.iter().any(|a| !a.starts_with('-') && a.contains('>')) {
             review.deny(RULE_REVIEW, "awk program writes to files");
         }
     }
@@ -699,42 +858,25 @@ fn sed_substitution_executes(script: &str) -> bool {
 fn check_tool_args(name: &str, argv: &[String], review: &mut CommandReview) {
     let args = &argv[1..];
     match name {
-        "git" => {
-            for (i, arg) in args.iter().enumerate() {
-                if arg == "-c"
-                    || (arg.starts_with("-c") && arg.len() > 2 && !arg.starts_with("--"))
-                    || arg.starts_with("--config-env")
-                {
-                    let value = if arg == "-c" {
-                        args.get(i + 1).cloned().unwrap_or_default()
-                    } else {
-                        arg.clone()
-                    };
-                    review.deny(RULE_REVIEW, format!("`git -c {value}` injects configuration, which can run commands (core.fsmonitor, core.sshCommand, alias.x=!...)"));
-                }
-                for bad in [
-                    "--exec-path",
-                    "--upload-pack",
-                    "--receive-pack",
-                    "--template",
-                    "-u",
-                    "--config",
-                    "--git-dir",
-                    "--work-tree",
-                ] {
-                    if arg == bad || arg.starts_with(&format!("{bad}=")) {
-                        review.deny(
-                            RULE_REVIEW,
-                            format!(
-                                "git option `{arg}` runs another program or points git elsewhere"
-                            ),
-                        );
-                    }
-                }
-                if arg.starts_with("ext::") || arg.starts_with("fd::") {
-                    review.deny(RULE_REVIEW, format!("git transport `{arg}` runs a command"));
-                }
-            }
+        "git" => crate::git::check_git(argv, review),
+        "npm" if args.iter().any(|a| a == "explore" || a == "edit") => {
+            review.deny(
+                RULE_REVIEW,
+                "`npm explore`/`npm edit` runs a shell or an editor",
+            );
+        }
+        "pdb" | "timeit" | "code" | "http.server" | "pydoc" | "smtpd" | "xmlrpc.server"
+        | "webbrowser" | "idlelib" | "trace" | "cProfile" | "profile" | "runpy" | "ensurepip" => {
+            review.deny(RULE_REVIEW, format!("`python -m {name}` runs code given as text, opens a listener or starts an interactive tool"));
+        }
+        "perl"
+            if args.iter().any(|a| {
+                a.starts_with('-')
+                    && !a.starts_with("--")
+                    && (a[1..].contains('e') || a[1..].contains('E'))
+            }) =>
+        {
+            review.deny(RULE_REVIEW, "perl flag cluster with -e/-E runs inline code");
         }
         "rg" | "ripgrep" => {
             for arg in args {
@@ -853,69 +995,6 @@ fn check_tool_args(name: &str, argv: &[String], review: &mut CommandReview) {
         }
         _ => {}
     }
-    if name == "git" {
-        let sub: Vec<&str> = args
-            .iter()
-            .filter(|a| !a.starts_with('-'))
-            .map(String::as_str)
-            .collect();
-        let has = |flag: &str| args.iter().any(|a| a == flag);
-        let destructive = match sub.first().copied() {
-            Some("clean") => Some("git clean deletes untracked files"),
-            Some("reset") if has("--hard") || has("--merge") || has("--keep") => {
-                Some("git reset --hard discards work")
-            }
-            Some("push")
-                if has("--force")
-                    || has("-f")
-                    || args.iter().any(|a| {
-                        a.starts_with("--force-with-lease")
-                            || a.starts_with("--mirror")
-                            || a == "--delete"
-                            || a == "-d"
-                            || a.starts_with('+')
-                            || a.starts_with(":")
-                    })
-                    || sub.iter().any(|s| s.starts_with('+') || s.starts_with(':')) =>
-            {
-                Some("git push --force/--delete rewrites or deletes remote history")
-            }
-            Some("branch") if has("-D") || has("--delete") && has("--force") => {
-                Some("git branch -D deletes an unmerged branch")
-            }
-            Some("checkout") if has("--") || has("-f") || has("--force") => {
-                Some("git checkout -- / -f discards local changes")
-            }
-            Some("restore") => Some("git restore discards local changes"),
-            Some("stash") if sub.get(1).is_some_and(|s| *s == "drop" || *s == "clear") => {
-                Some("git stash drop/clear deletes stashed work")
-            }
-            Some("filter-branch") | Some("filter-repo") => Some("rewrites history"),
-            Some("gc") if args.iter().any(|a| a.starts_with("--prune")) => {
-                Some("git gc --prune deletes unreachable objects")
-            }
-            Some("reflog") if sub.get(1).is_some_and(|s| *s == "expire" || *s == "delete") => {
-                Some("deletes reflog entries")
-            }
-            Some("update-ref") if has("-d") => Some("deletes a ref"),
-            _ => None,
-        };
-        if let Some(why) = destructive {
-            review.deny(RULE_DESTRUCTIVE, why);
-            review.raise(SideEffect::Destructive);
-        }
-        match sub.first().copied() {
-            Some("push") | Some("send-email") | Some("request-pull") => {
-                review.raise(SideEffect::ExternalWrite)
-            }
-            Some("commit") | Some("add") | Some("merge") | Some("rebase") | Some("cherry-pick")
-            | Some("am") | Some("apply") | Some("pull") | Some("fetch") | Some("clone")
-            | Some("init") | Some("tag") | Some("switch") | Some("mv") | Some("rm") => {
-                review.raise(SideEffect::WorkspaceWrite)
-            }
-            _ => {}
-        }
-    }
 }
 
 /// Reviews an argv vector. `names` are the identities of the executable: the requested name and
@@ -1013,14 +1092,11 @@ pub fn review_argv(argv: &[String], policy: &Policy) -> CommandReview {
         } else {
             first_sub
         };
-        for (pm, subs) in LIFECYCLE {
+        for (pm, safe) in LIFECYCLE {
             if tool != pm {
                 continue;
             }
-            let hit = match subs {
-                None => true,
-                Some(list) => sub_after_module.is_some_and(|s| list.contains(&s)),
-            };
+            let hit = !sub_after_module.is_some_and(|s| safe.contains(&s));
             if hit {
                 review.ask(
                     RULE_LIFECYCLE,
@@ -1048,6 +1124,14 @@ pub fn review_argv(argv: &[String], policy: &Policy) -> CommandReview {
             } else if looks_like_path(value) {
                 review.path_args.push((value.to_owned(), ArgUse::Read));
             }
+        } else if arg.len() > 2
+            && arg.starts_with("-o")
+            && !arg.starts_with("--")
+            && looks_like_path(&arg[2..])
+        {
+            // A glued short output option: `-o.git/hooks/pre-commit`.
+            review.path_args.push((arg[2..].to_owned(), ArgUse::Write));
+            review.raise(SideEffect::WorkspaceWrite);
         } else if is_output_option(arg) && !(arg == "-o" && tool_names.iter().any(|n| n == "ssh")) {
             if let Some(value) = argv.get(i + 1) {
                 review.path_args.push((value.clone(), ArgUse::Write));

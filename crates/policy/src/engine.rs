@@ -573,6 +573,20 @@ pub fn review_at(policy: &Policy, request: &ActionRequest, now: SystemTime) -> R
             };
             ctx.check_path(&base, arg, op, "argument");
         }
+        // A bare word that names something in the working directory is a path too
+        // (`unittest discover -s link_out`): it goes through the same rules.
+        for arg in request.argv.iter().skip(1) {
+            let listed =
+                review.path_args.iter().any(|(p, _)| p == arg) || review.url_args.contains(arg);
+            if !listed
+                && !arg.starts_with('-')
+                && !arg.is_empty()
+                && !arg.contains('\0')
+                && std::fs::symlink_metadata(base.join(arg)).is_ok()
+            {
+                ctx.check_path(&base, arg, Op::Read, "argument");
+            }
+        }
         let declared: Vec<Option<Origin>> = request
             .network
             .iter()
@@ -674,12 +688,37 @@ pub fn review_at(policy: &Policy, request: &ActionRequest, now: SystemTime) -> R
         secret_places.push("payload".to_owned());
     }
     for (i, a) in request.argv.iter().enumerate() {
-        if secrets::contains_secret(a) {
+        // `--password VALUE` as two elements, and mysql's glued `-pVALUE`, are secrets too.
+        let paired = i
+            .checked_sub(1)
+            .and_then(|p| request.argv.get(p))
+            .filter(|prev| prev.starts_with('-'))
+            .map(|prev| format!("{}={a}", prev.trim_start_matches('-')));
+        let mysql_glued = a.len() > 2
+            && a.starts_with("-p")
+            && request.argv.first().is_some_and(|exe| {
+                let base = exe.rsplit('/').next().unwrap_or(exe);
+                matches!(
+                    base,
+                    "mysql"
+                        | "mysqldump"
+                        | "mysqladmin"
+                        | "mariadb"
+                        | "mariadb-dump"
+                        | "mysqlimport"
+                        | "mysqlshow"
+                )
+            });
+        if secrets::contains_secret(a)
+            || paired.is_some_and(|p| secrets::contains_secret(&p))
+            || mysql_glued
+        {
             secret_places.push(format!("argv[{i}]"));
         }
     }
     for (k, v) in &request.env {
-        if secrets::contains_secret(&format!("{k}={v}")) {
+        if secrets::contains_secret(&format!("{k}={v}")) || secrets::is_secret_name_with_value(k, v)
+        {
             secret_places.push(format!("env.{k}"));
         }
     }
@@ -814,7 +853,7 @@ pub fn review_at(policy: &Policy, request: &ActionRequest, now: SystemTime) -> R
             .map(|f| f.verdict)
             .max()
             .unwrap_or(Verdict::Allow);
-        match approval.check(&request_hash, &consequence_text, now) {
+        match approval.check_for(Some(&request.actor), &request_hash, &consequence_text, now) {
             Err(problem) => {
                 let verdict = match problem {
                     ApprovalProblem::Expired(_) | ApprovalProblem::NotYetValid => Verdict::Deny,

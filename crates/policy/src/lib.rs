@@ -21,6 +21,7 @@ pub mod decision;
 pub mod engine;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod git;
 pub mod hash;
 pub mod origin;
 pub mod paths;

@@ -34,6 +34,11 @@ pub enum PathProblem {
     SymlinkTarget,
     /// `..` after a component that does not exist.
     DotDotAfterMissing,
+    /// A component is a symlink whose target does not exist.
+    DanglingSymlink,
+    /// The target is a regular file with more than one hard link: its content may be shared
+    /// with a file outside the workspace (or a protected one).
+    HardLink,
     /// The file system refused (permission, loop, not a directory).
     Io(String),
 }
@@ -48,6 +53,8 @@ impl PathProblem {
             Self::DotDotAfterMissing => {
                 "`..` after a component that does not exist cannot be resolved safely".into()
             }
+            Self::DanglingSymlink => "a component is a dangling symlink; a create would follow it wherever it points".into(),
+            Self::HardLink => "the target has several hard links; its content may be a file outside the workspace or a protected file".into(),
             Self::Io(e) => format!("cannot resolve: {e}"),
         }
     }
@@ -62,7 +69,21 @@ pub fn resolve(base: &Path, requested: &str) -> Result<Resolved, PathProblem> {
         return Err(PathProblem::Nul);
     }
     let joined = base.join(requested);
-    if let Ok(meta) = std::fs::symlink_metadata(&joined)
+    #[cfg(unix)]
+    if let Ok(meta) = std::fs::symlink_metadata(&joined) {
+        use std::os::unix::fs::MetadataExt;
+        if meta.file_type().is_file() && meta.nlink() > 1 {
+            return Err(PathProblem::HardLink);
+        }
+    }
+    // A trailing slash makes the kernel follow a final symlink; look at the name itself.
+    let trimmed = requested.trim_end_matches('/');
+    let link_probe = if trimmed.is_empty() {
+        joined.clone()
+    } else {
+        base.join(trimmed)
+    };
+    if let Ok(meta) = std::fs::symlink_metadata(&link_probe)
         && meta.file_type().is_symlink()
     {
         return Err(PathProblem::SymlinkTarget);
@@ -86,6 +107,11 @@ pub fn resolve(base: &Path, requested: &str) -> Result<Resolved, PathProblem> {
                 });
             }
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                // A component that exists (lstat) but does not resolve is a dangling symlink: the
+                // kernel would follow it on create, wherever it points.
+                if std::fs::symlink_metadata(&existing).is_ok() {
+                    return Err(PathProblem::DanglingSymlink);
+                }
                 let last = existing.components().next_back();
                 match last {
                     Some(Component::Normal(name)) => {
@@ -139,9 +165,7 @@ pub fn resolve_policy_root(workspace: &Path, entry: &str) -> Result<PathBuf, Str
 /// Component sequences that are protected inside any writable root: they run code later or change
 /// the agent's own configuration. Matched anywhere in the workspace-relative path.
 const PROTECTED_WRITE: &[&[&str]] = &[
-    &[".git", "hooks"],
-    &[".git", "config"],
-    &[".git", "info", "attributes"],
+    &[".git"],
     &[".claude"],
     &[".mcp.json"],
     &[".envrc"],
@@ -167,6 +191,15 @@ const PROTECTED_WRITE: &[&[&str]] = &[
     &[".gitconfig"],
     &[".cursor"],
     &["AGENTS.md"],
+    &["CLAUDE.local.md"],
+    &[".claude.json"],
+    &["GEMINI.md"],
+    &[".cursorrules"],
+    &[".windsurfrules"],
+    &[".github", "copilot-instructions.md"],
+    &[".github", "workflows"],
+    &[".codex"],
+    &[".gemini"],
     &["CLAUDE.md"],
 ];
 

@@ -235,6 +235,18 @@ pub fn find_secrets(text: &str) -> Vec<SecretMatch> {
     merged
 }
 
+/// True when `name` reads like a credential (`DB_PASS`, `API_TOKEN`, `GH_AUTH`) and `value` is a
+/// real value rather than a placeholder: in an environment, the name alone is evidence enough.
+pub fn is_secret_name_with_value(name: &str, value: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    let secret_name = [
+        "PASS", "PWD", "SECRET", "TOKEN", "KEY", "AUTH", "CRED", "PRIVATE", "COOKIE", "SESSION",
+    ]
+    .iter()
+    .any(|w| upper.contains(w));
+    secret_name && !value.trim().is_empty() && !looks_like_placeholder(value.trim())
+}
+
 /// True when `text` holds at least one likely secret.
 pub fn contains_secret(text: &str) -> bool {
     !find_secrets(text).is_empty()

@@ -1,0 +1,477 @@
+//! `git` gets its own review: it is the tool most often pre-authorised as a whole (`["git"]`), and
+//! dozens of its subcommands and options run other programs, reach the network or rewrite
+//! configuration that runs programs later. Unknown subcommands are refused because they may be
+//! aliases defined in configuration (`alias.x = !sh ...`).
+
+use crate::command::{ArgUse, CommandReview, RULE_DESTRUCTIVE, RULE_REVIEW};
+use crate::decision::{Finding, Verdict};
+use crate::request::SideEffect;
+
+/// Rule id used for git's network reach (the network rule).
+const RULE_NETWORK: &str = "network-allowlist";
+/// Rule id used for writes to protected configuration.
+const RULE_PROTECTED: &str = "protected-path";
+
+/// Global options that take a separate value.
+const GLOBAL_WITH_VALUE: &[&str] = &[
+    "-C",
+    "-c",
+    "--git-dir",
+    "--work-tree",
+    "--namespace",
+    "--super-prefix",
+    "--config-env",
+    "--exec-path",
+    "--list-cmds",
+    "--attr-source",
+];
+
+/// Subcommands that only read (given no dangerous option).
+const READ_ONLY: &[&str] = &[
+    "status",
+    "log",
+    "show",
+    "diff",
+    "rev-parse",
+    "rev-list",
+    "ls-files",
+    "ls-tree",
+    "blame",
+    "annotate",
+    "describe",
+    "shortlog",
+    "show-ref",
+    "cat-file",
+    "grep",
+    "whatchanged",
+    "reflog",
+    "name-rev",
+    "merge-base",
+    "for-each-ref",
+    "count-objects",
+    "var",
+    "check-ignore",
+    "check-attr",
+    "check-ref-format",
+    "cherry",
+    "range-diff",
+    "version",
+    "help",
+    "diff-tree",
+    "diff-files",
+    "diff-index",
+    "verify-commit",
+    "verify-tag",
+    "fsck",
+];
+
+/// Subcommands that write inside the repository (given no dangerous option).
+const WORKSPACE_WRITE: &[&str] = &[
+    "add",
+    "commit",
+    "merge",
+    "cherry-pick",
+    "revert",
+    "am",
+    "apply",
+    "init",
+    "mv",
+    "rm",
+    "tag",
+    "branch",
+    "switch",
+    "checkout",
+    "stash",
+    "restore",
+    "reset",
+    "notes",
+    "worktree",
+    "gc",
+    "prune",
+    "repack",
+    "pack-refs",
+    "update-index",
+    "update-ref",
+    "symbolic-ref",
+    "sparse-checkout",
+    "maintenance",
+    "format-patch",
+    "bundle",
+    "archive",
+    "rerere",
+    "mktag",
+    "mktree",
+    "commit-tree",
+    "hash-object",
+    "read-tree",
+    "write-tree",
+    "replace",
+    "clean",
+    "rebase",
+];
+
+/// Subcommands that contact a remote (the URL usually comes from configuration, unreviewed).
+const NETWORK: &[&str] = &[
+    "clone",
+    "fetch",
+    "pull",
+    "push",
+    "ls-remote",
+    "fetch-pack",
+    "send-pack",
+    "request-pull",
+    "send-email",
+    "remote-ext",
+    "remote-fd",
+];
+
+/// Subcommands that run arbitrary programs by design.
+const RUNS_PROGRAMS: &[&str] = &[
+    "difftool",
+    "mergetool",
+    "filter-branch",
+    "filter-repo",
+    "hook",
+    "instaweb",
+    "daemon",
+    "credential",
+    "credential-store",
+    "credential-cache",
+    "web--browse",
+    "archimport",
+    "cvsimport",
+    "cvsexportcommit",
+    "cvsserver",
+    "svn",
+    "p4",
+    "quiltimport",
+    "upload-pack",
+    "receive-pack",
+    "shell",
+    "http-backend",
+    "imap-send",
+    "bugreport",
+    "citool",
+    "gui",
+    "gitk",
+    "sh-setup",
+];
+
+/// Options that make an otherwise harmless subcommand run a program or write elsewhere.
+const DANGEROUS_OPTIONS: &[&str] = &[
+    "--exec",
+    "-x",
+    "--extcmd",
+    "--open-files-in-pager",
+    "-O",
+    "--ext-diff",
+    "--output",
+    "--upload-pack",
+    "--receive-pack",
+    "--template",
+    "--textconv",
+    "--tool",
+    "-t",
+    "--run",
+    "--interactive",
+    "-i",
+    "--edit-todo",
+    "--config",
+    "--local-env-vars",
+];
+
+fn is_option(arg: &str, name: &str) -> bool {
+    arg == name || (name.starts_with("--") && arg.starts_with(&format!("{name}=")))
+}
+
+/// Reviews a git argv (argv[0] is git). Returns the subcommand, if one was found.
+pub fn check_git(argv: &[String], review: &mut CommandReview) {
+    let args = &argv[1..];
+    let mut i = 0;
+    let mut sub: Option<&str> = None;
+    while let Some(arg) = args.get(i) {
+        if arg == "-c"
+            || (arg.starts_with("-c") && arg.len() > 2)
+            || arg.starts_with("--config-env")
+        {
+            let value = if arg == "-c" {
+                args.get(i + 1).map(String::as_str).unwrap_or_default()
+            } else {
+                arg.as_str()
+            };
+            review.findings.push(Finding::new(
+                RULE_REVIEW,
+                Verdict::Deny,
+                format!("`git -c {value}` injects configuration, which can run commands (core.fsmonitor, core.sshCommand, core.pager, alias.x=!...)"),
+            ));
+        }
+        for bad in [
+            "--exec-path",
+            "--git-dir",
+            "--work-tree",
+            "--super-prefix",
+            "--attr-source",
+        ] {
+            if is_option(arg, bad) {
+                review.findings.push(Finding::new(
+                    RULE_REVIEW,
+                    Verdict::Deny,
+                    format!("git option `{arg}` runs another program or points git elsewhere"),
+                ));
+            }
+        }
+        if arg == "-C"
+            && let Some(dir) = args.get(i + 1)
+        {
+            review.path_args.push((dir.clone(), ArgUse::Read));
+        }
+        if GLOBAL_WITH_VALUE.contains(&arg.as_str()) {
+            i += 2;
+            continue;
+        }
+        if !arg.starts_with('-') {
+            sub = Some(arg.as_str());
+            break;
+        }
+        i += 1;
+    }
+    let Some(sub) = sub else { return };
+    let rest: &[String] = args.get(i + 1..).unwrap_or_default();
+    let has = |name: &str| rest.iter().any(|a| is_option(a, name));
+    let positional: Vec<&str> = rest
+        .iter()
+        .filter(|a| !a.starts_with('-'))
+        .map(String::as_str)
+        .collect();
+    let deny = |review: &mut CommandReview, rule: &str, why: String| {
+        review.findings.push(Finding::new(rule, Verdict::Deny, why))
+    };
+
+    for arg in rest {
+        if arg.starts_with("ext::") || arg.starts_with("fd::") {
+            deny(
+                review,
+                RULE_REVIEW,
+                format!("git transport `{arg}` runs a command"),
+            );
+        }
+        if let Some(opt) = DANGEROUS_OPTIONS.iter().find(|o| is_option(arg, o)) {
+            let benign = (*opt == "-i" && matches!(sub, "grep" | "log" | "diff" | "show"))
+                || (*opt == "-t"
+                    && matches!(
+                        sub,
+                        "tag" | "cat-file" | "ls-tree" | "branch" | "checkout" | "switch"
+                    ))
+                || (*opt == "-x" && matches!(sub, "cherry-pick" | "clean" | "ls-files"))
+                || (*opt == "-O" && sub != "grep")
+                || (*opt == "--config" && sub == "branch");
+            if !benign {
+                deny(
+                    review,
+                    RULE_REVIEW,
+                    format!(
+                        "`git {sub} {arg}` runs another program, opens an editor or writes elsewhere"
+                    ),
+                );
+            }
+        }
+    }
+    if RUNS_PROGRAMS.contains(&sub)
+        || (sub == "bisect" && positional.first() == Some(&"run"))
+        || (sub == "submodule"
+            && positional
+                .first()
+                .is_some_and(|s| matches!(*s, "foreach" | "update" | "add" | "init" | "sync")))
+    {
+        deny(
+            review,
+            RULE_REVIEW,
+            format!("`git {sub}` runs other programs (or submodule code and hooks)"),
+        );
+        return;
+    }
+    if sub == "config" {
+        let read_only = rest.iter().any(|a| {
+            matches!(
+                a.as_str(),
+                "--get"
+                    | "--get-all"
+                    | "--get-regexp"
+                    | "--get-urlmatch"
+                    | "-l"
+                    | "--list"
+                    | "get"
+                    | "list"
+                    | "--show-origin"
+                    | "--show-scope"
+            )
+        });
+        if !read_only {
+            deny(review, RULE_PROTECTED, "`git config` writes configuration that runs commands later (.git/config is protected)".into());
+        }
+        return;
+    }
+    if sub == "remote" {
+        if positional.first().is_some_and(|s| {
+            matches!(
+                *s,
+                "add"
+                    | "set-url"
+                    | "rename"
+                    | "remove"
+                    | "rm"
+                    | "set-head"
+                    | "set-branches"
+                    | "prune"
+                    | "update"
+            )
+        }) {
+            deny(
+                review,
+                RULE_PROTECTED,
+                format!(
+                    "`git remote {}` rewrites .git/config or contacts remotes",
+                    positional.first().copied().unwrap_or_default()
+                ),
+            );
+        }
+        return;
+    }
+    if NETWORK.contains(&sub) || (sub == "archive" && has("--remote")) {
+        // The remote usually comes from configuration, which review cannot see; a URL given in
+        // argv is checked against the request's declared network by the engine.
+        let explicit_url = rest.iter().any(|a| a.contains("://"));
+        if !explicit_url {
+            deny(
+                review,
+                RULE_NETWORK,
+                format!(
+                    "`git {sub}` contacts a remote that review cannot see (from configuration or an scp-like address); give an https:// URL and declare it in network"
+                ),
+            );
+        }
+        for p in &positional {
+            if !p.contains("://") && p.contains(':') && !p.starts_with('/') {
+                deny(
+                    review,
+                    RULE_NETWORK,
+                    format!(
+                        "`{p}` is an scp-like remote address (ssh): not a reviewable HTTPS origin"
+                    ),
+                );
+            }
+        }
+        review_raise(
+            review,
+            if matches!(sub, "push" | "send-email" | "send-pack" | "request-pull") {
+                SideEffect::ExternalWrite
+            } else {
+                SideEffect::WorkspaceWrite
+            },
+        );
+    } else if !READ_ONLY.contains(&sub)
+        && !WORKSPACE_WRITE.contains(&sub)
+        && sub != "bisect"
+        && sub != "submodule"
+    {
+        deny(
+            review,
+            RULE_REVIEW,
+            format!(
+                "`git {sub}` is not a known git subcommand; it may be an alias from configuration that runs a shell"
+            ),
+        );
+        return;
+    }
+    // Destructive forms.
+    let short_cluster_has = |flag: char| {
+        rest.iter()
+            .any(|a| a.starts_with('-') && !a.starts_with("--") && a[1..].contains(flag))
+    };
+    let destructive = match sub {
+        "clean" => Some("git clean deletes untracked files"),
+        "reset" if has("--hard") || has("--merge") || has("--keep") => {
+            Some("git reset --hard discards work")
+        }
+        "push"
+            if has("--force")
+                || short_cluster_has('f')
+                || has("--force-with-lease")
+                || has("--mirror")
+                || has("--delete")
+                || has("--prune")
+                || short_cluster_has('d')
+                || positional
+                    .iter()
+                    .any(|s| s.starts_with('+') || s.starts_with(':')) =>
+        {
+            Some("git push --force/--delete rewrites or deletes remote history")
+        }
+        "branch" if has("-D") || (has("--delete") && has("--force")) || short_cluster_has('D') => {
+            Some("git branch -D deletes an unmerged branch")
+        }
+        "checkout"
+            if has("--")
+                || has("-f")
+                || has("--force")
+                || positional
+                    .iter()
+                    .any(|p| *p == "." || p.contains('/') || p.contains('*'))
+                || has("-p") =>
+        {
+            Some("git checkout of paths or -f discards local changes")
+        }
+        "switch" if has("--discard-changes") || has("-f") || has("--force") => {
+            Some("git switch --discard-changes discards local changes")
+        }
+        "restore" => Some("git restore discards local changes"),
+        "stash"
+            if positional
+                .first()
+                .is_some_and(|s| matches!(*s, "drop" | "clear")) =>
+        {
+            Some("git stash drop/clear deletes stashed work")
+        }
+        "gc" if rest.iter().any(|a| a.starts_with("--prune")) => {
+            Some("git gc --prune deletes unreachable objects")
+        }
+        "prune" => Some("git prune deletes unreachable objects"),
+        "reflog"
+            if positional
+                .first()
+                .is_some_and(|s| matches!(*s, "expire" | "delete")) =>
+        {
+            Some("deletes reflog entries")
+        }
+        "update-ref" if has("-d") => Some("deletes a ref"),
+        "worktree"
+            if positional
+                .first()
+                .is_some_and(|s| matches!(*s, "remove" | "prune")) =>
+        {
+            Some("removes a worktree")
+        }
+        "rebase" => Some("git rebase rewrites history"),
+        "filter-branch" | "replace" => Some("rewrites history"),
+        _ => None,
+    };
+    if let Some(why) = destructive {
+        deny(review, RULE_DESTRUCTIVE, why.into());
+        review_raise(review, SideEffect::Destructive);
+    }
+    if WORKSPACE_WRITE.contains(&sub)
+        && !(sub == "branch" && positional.is_empty())
+        && !(sub == "tag" && positional.is_empty())
+        && !(sub == "stash" && positional.first() == Some(&"list"))
+    {
+        review_raise(review, SideEffect::WorkspaceWrite);
+    }
+}
+
+fn review_raise(review: &mut CommandReview, effect: SideEffect) {
+    review.effective_side_effect = Some(
+        review
+            .effective_side_effect
+            .map_or(effect, |e| e.max(effect)),
+    );
+}
