@@ -97,7 +97,10 @@ pub const SECTIONS: &[(&str, &[&str])] = &[
         "Credentials and secrets",
         &["credential-file", "credential-env", "embedded-secret"],
     ),
-    ("Read and write roots", &["write-root", "write-protected"]),
+    (
+        "Read and write roots",
+        &["read-root", "write-root", "write-protected"],
+    ),
     (
         "Hidden content and obfuscation",
         &[

@@ -906,6 +906,34 @@ fn scan_text(path: &str, text: &str, shell: bool, scan: &mut FileScan<'_>, summa
     for (n, target) in writes {
         record_write(path, n, target, scan, summary);
     }
+    // Reads (credential stores are reported separately, above).
+    for pattern in [
+        regex!(r#"open\(\s*["']([^"'\n]+)["']\s*(?:\)|,\s*["']r)"#),
+        regex!(r#"open\(\s*os\.path\.expanduser\(\s*["']([^"'\n]+)["']\s*\)\s*(?:\)|,\s*["']r)"#),
+        regex!(
+            r#"(?:readFile(?:Sync)?|read_text|read_bytes|Path)\(\s*["']([^"'\n]+)["']\)?(?:\.read_(?:text|bytes)\(|\s*[,)])"#
+        ),
+    ] {
+        for caps in pattern.captures_iter(gated(
+            text,
+            text.contains("open(") || text.contains("read") || text.contains("Path("),
+        )) {
+            if let Some(m) = caps.get(1) {
+                let target = m.as_str().to_owned();
+                summary.permissions.insert(format!("read {target}"));
+                scan.push(
+                    Finding::new(
+                        "read-root",
+                        Severity::Info,
+                        path,
+                        format!("reads `{target}`"),
+                    )
+                    .at(lines.number(m.start()))
+                    .with_value(target),
+                );
+            }
+        }
+    }
     // Text aimed at the agent or grader.
     let mut injection_lines: BTreeSet<usize> = BTreeSet::new();
     for m in regex!(r"(?i)\b(ignore|disregard|forget)\s+(all\s+|any\s+)?(the\s+)?(previous|prior|above|earlier|preceding|system)\s+(instructions|directions|rules|prompts?|messages?)|\byou\s+are\s+now\b|\bnew\s+instructions\s*:|\bdo\s+not\s+(tell|mention|inform|reveal\s+to)\s+the\s+user|\b(tell|inform|convince)\s+the\s+(grader|reviewer|evaluator)|\bapprove\s+this\s+(skill|request|change|package)|\bthis\s+is\s+a\s+(system|developer)\s+message|\boverride\s+(the\s+)?(policy|review|safety|guardrails)").find_iter(text) {

@@ -269,6 +269,7 @@ pub const RULES: &[Rule] = &[
         Severity::High,
         "a likely secret embedded in the package",
     ),
+    r("read-root", Severity::Info, "a path the scripts read"),
     r("write-root", Severity::Info, "a path the scripts write to"),
     r(
         "write-protected",
