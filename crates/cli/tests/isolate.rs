@@ -1115,3 +1115,46 @@ fn process_tree_dies_with_warrant() {
 fn oci_tree_dies_with_warrant() {
     tree_dies_with_warrant("oci");
 }
+
+#[test]
+fn probe_results_are_the_same_under_both_backends() {
+    let f = fixture();
+    let results = |backend: &str| -> Vec<(String, String)> {
+        let out = warrant(
+            &f,
+            &[
+                "exec",
+                "--profile",
+                "workspace-write",
+                "--cwd",
+                f.ws.to_str().unwrap(),
+                "--backend",
+                backend,
+                "--probe",
+                "--format",
+                "json",
+            ],
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut v: Vec<(String, String)> = report["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                // The listener's port differs per run: compare the address only.
+                let name = c["name"].as_str().unwrap();
+                let name = match name.strip_prefix("tcp:") {
+                    Some(rest) => {
+                        format!("tcp:{}", rest.rsplit_once(':').map(|x| x.0).unwrap_or(rest))
+                    }
+                    None => name.to_string(),
+                };
+                (name, c["result"].as_str().unwrap().to_string())
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(results("process"), results("oci"));
+}
