@@ -478,7 +478,12 @@ impl Warrant {
         if let Some(approval) = &self.approval {
             let consequence = decision.consequence.clone().unwrap_or_default();
             approval
-                .check(&self.request_hash, &consequence, now)
+                .check(
+                    policy.approval_key.as_deref(),
+                    &self.request_hash,
+                    &consequence,
+                    now,
+                )
                 .map_err(|p: ApprovalProblem| RevalidationError::ApprovalInvalid {
                     detail: p.describe(),
                 })?;

@@ -21,6 +21,9 @@ read = ["."]
 create = ["out"]
 write = ["out"]
 delete = []
+
+[approvals]
+key_file = "approval.key"
 "#;
 
 struct Fixture {
@@ -36,6 +39,11 @@ impl Fixture {
         std::fs::create_dir_all(ws.join("out")).unwrap();
         std::fs::write(ws.join("data.txt"), "release notes\n").unwrap();
         std::fs::write(ws.join("out/report.txt"), "old report\n").unwrap();
+        std::fs::write(
+            dir.path().join("approval.key"),
+            "warrant-audit-test-approval-key-0123456789",
+        )
+        .unwrap();
         let policy = policy_from(dir.path(), POLICY);
         Self {
             dir,
@@ -67,13 +75,17 @@ impl Fixture {
         let asked = self.review(&req);
         assert_eq!(asked.verdict, Verdict::Ask, "{}", asked.reason);
         let consequence = asked.consequence.clone().unwrap();
-        req.approval = Some(Approval::new(
+        let mut approval = Approval::new(
             approver,
             &asked.request_hash,
             &consequence,
             self.now,
             approval_ttl,
-        ));
+        );
+        if let Some(key) = &self.policy.approval_key {
+            approval.sign(key);
+        }
+        req.approval = Some(approval);
         req
     }
 }
@@ -340,6 +352,10 @@ fn a_swapped_or_removed_approver_is_an_approval_mismatch() {
     let mut swapped = w.clone();
     if let Some(a) = swapped.approval.as_mut() {
         a.approver = "mallory@example.test".into();
+        // A valid approval by someone else: signed with the same key.
+        if let Some(key) = &f.policy.approval_key {
+            a.sign(key);
+        }
     }
     let err = reseal(swapped).revalidate(&f.policy, f.now).unwrap_err();
     assert!(

@@ -23,6 +23,10 @@ pub struct Approval {
     pub approved_at: String,
     /// When the approval stops being valid (RFC 3339, UTC).
     pub expires_at: String,
+    /// `hmac-sha256:<hex>` over the fields above, keyed with the policy's approval key (a file
+    /// the agent cannot read). Without it anyone who sees a decision could mint an approval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
 }
 
 /// Why an attached approval does not approve this request.
@@ -49,6 +53,10 @@ pub enum ApprovalProblem {
     TooLong,
     /// The approver is the requesting actor (or another agent or skill): nobody approves itself.
     SelfApproved(String),
+    /// The policy names no approval key, so no approval can be authenticated.
+    NoKey,
+    /// The signature is missing or does not match the approval key.
+    BadSignature,
 }
 
 /// The longest validity window an approval may have: approvals are for one action now, not a
@@ -70,6 +78,10 @@ impl ApprovalProblem {
             Self::NotYetValid => "the attached approval is dated in the future".into(),
             Self::Expired(at) => format!("the attached approval expired at {at}"),
             Self::TooLong => "the attached approval is valid for more than 24 hours; an approval covers one action now, not a standing grant".into(),
+            Self::NoKey => "the policy names no approval key (approvals.key_file), so no approval can be authenticated".into(),
+            Self::BadSignature => {
+                "the attached approval is not signed with this policy's approval key; it was not made by `warrant approve`".into()
+            }
             Self::SelfApproved(who) => {
                 format!("the attached approval names `{who}`, the requester or another agent, as approver; only a person approves")
             }
@@ -86,7 +98,52 @@ fn parse_time(text: &str, field: &str) -> Result<SystemTime, ApprovalProblem> {
     humantime::parse_rfc3339_weak(text).map_err(|_| ApprovalProblem::BadTime(field.to_owned()))
 }
 
+type HmacSha256 = hmac::Hmac<sha2::Sha256>;
+
 impl Approval {
+    fn signed_bytes(&self) -> Vec<u8> {
+        crate::hash::canonical_json(&serde_json::json!({
+            "approver": self.approver,
+            "request_hash": self.request_hash,
+            "consequence": self.consequence,
+            "approved_at": self.approved_at,
+            "expires_at": self.expires_at,
+        }))
+        .into_bytes()
+    }
+
+    fn mac(&self, key: &[u8]) -> Option<HmacSha256> {
+        use hmac::Mac;
+        let mut mac = <HmacSha256 as Mac>::new_from_slice(key).ok()?;
+        mac.update(&self.signed_bytes());
+        Some(mac)
+    }
+
+    /// Signs the approval with `key` (the policy's approval key).
+    pub fn sign(&mut self, key: &[u8]) {
+        use hmac::Mac;
+        self.signature = self
+            .mac(key)
+            .map(|m| format!("hmac-sha256:{}", hex::encode(m.finalize().into_bytes())));
+    }
+
+    /// True when the signature matches `key` (compared in constant time).
+    pub fn verify(&self, key: &[u8]) -> bool {
+        use hmac::Mac;
+        let Some(sig) = self
+            .signature
+            .as_deref()
+            .and_then(|s| s.strip_prefix("hmac-sha256:"))
+        else {
+            return false;
+        };
+        let Ok(bytes) = hex::decode(sig) else {
+            return false;
+        };
+        self.mac(key)
+            .is_some_and(|m| m.verify_slice(&bytes).is_ok())
+    }
+
     /// Creates an approval of `request_hash` with the given consequence, valid for `ttl` from `now`.
     pub fn new(
         approver: &str,
@@ -101,6 +158,7 @@ impl Approval {
             consequence: consequence.to_owned(),
             approved_at: format_time(now),
             expires_at: format_time(now + ttl),
+            signature: None,
         }
     }
 
@@ -108,22 +166,31 @@ impl Approval {
     /// `consequence`, at time `now`.
     pub fn check(
         &self,
+        key: Option<&[u8]>,
         request_hash: &str,
         consequence: &str,
         now: SystemTime,
     ) -> Result<(), ApprovalProblem> {
-        self.check_for(None, request_hash, consequence, now)
+        self.check_for(key, None, request_hash, consequence, now)
     }
 
     /// Like [`Approval::check`], also refusing an approval whose approver is `actor` (the
     /// requester approving itself) or any agent-like identity (`skill:`, `agent:`, `tool:`).
+    /// Without `key` (the policy's approval key) no approval is accepted.
     pub fn check_for(
         &self,
+        key: Option<&[u8]>,
         actor: Option<&str>,
         request_hash: &str,
         consequence: &str,
         now: SystemTime,
     ) -> Result<(), ApprovalProblem> {
+        let Some(key) = key else {
+            return Err(ApprovalProblem::NoKey);
+        };
+        if !self.verify(key) {
+            return Err(ApprovalProblem::BadSignature);
+        }
         let approver = self.approver.trim();
         if approver.is_empty() {
             return Err(ApprovalProblem::NoApprover);

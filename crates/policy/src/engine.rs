@@ -853,7 +853,13 @@ pub fn review_at(policy: &Policy, request: &ActionRequest, now: SystemTime) -> R
             .map(|f| f.verdict)
             .max()
             .unwrap_or(Verdict::Allow);
-        match approval.check_for(Some(&request.actor), &request_hash, &consequence_text, now) {
+        match approval.check_for(
+            policy.approval_key.as_deref(),
+            Some(&request.actor),
+            &request_hash,
+            &consequence_text,
+            now,
+        ) {
             Err(problem) => {
                 let verdict = match problem {
                     ApprovalProblem::Expired(_) | ApprovalProblem::NotYetValid => Verdict::Deny,

@@ -48,6 +48,20 @@ pub struct PolicyDocument {
     /// Secret rules.
     #[serde(default)]
     pub secrets: SecretRules,
+    /// How approvals are authenticated.
+    #[serde(default)]
+    pub approvals: ApprovalRules,
+}
+
+/// How approvals are authenticated.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ApprovalRules {
+    /// A file holding the approval key (at least 32 bytes), outside the workspace and unreadable
+    /// to agents: `warrant approve` signs with it and review verifies. `~/` is the user's home;
+    /// relative paths are relative to the policy file. Without it, no approval is accepted.
+    #[serde(default)]
+    pub key_file: Option<String>,
 }
 
 fn dot() -> String {
@@ -143,6 +157,8 @@ pub struct Policy {
     pub grants: Vec<PathBuf>,
     /// `sha256:<hex>` over the canonical document and the resolved workspace.
     pub hash: String,
+    /// The approval key, when `approvals.key_file` names one.
+    pub approval_key: Option<Vec<u8>>,
 }
 
 /// Resolved roots per operation (absolute, realpath of the existing prefix).
@@ -375,6 +391,7 @@ fn check_shape(doc: &Value, problems: &mut Problems) {
         "commands",
         "network",
         "secrets",
+        "approvals",
     ];
     for (key, value) in top {
         match key.as_str() {
@@ -392,7 +409,7 @@ fn check_shape(doc: &Value, problems: &mut Problems) {
                 }
             }
             "capabilities" | "approval" => expect_str_list(problems, key, value),
-            "paths" | "commands" | "network" | "secrets" => {
+            "paths" | "commands" | "network" | "secrets" | "approvals" => {
                 let Some(table) = value.as_object() else {
                     problems.push(key, format!("expected a table, found {}", type_name(value)));
                     continue;
@@ -401,6 +418,7 @@ fn check_shape(doc: &Value, problems: &mut Problems) {
                     "paths" => &["read", "create", "write", "delete", "grant_protected"],
                     "commands" => &["allow", "path"],
                     "network" => &["allow"],
+                    "approvals" => &["key_file"],
                     _ => &["use_after_approval"],
                 };
                 for (sub, v) in table {
@@ -432,6 +450,14 @@ fn check_shape(doc: &Value, problems: &mut Problems) {
                                 ),
                             ),
                         },
+                        ("approvals", _) => {
+                            if !v.is_string() {
+                                problems.push(
+                                    &field,
+                                    format!("expected a file path, found {}", type_name(v)),
+                                );
+                            }
+                        }
                         ("secrets", _) => {
                             if !v.is_boolean() {
                                 problems.push(
@@ -704,6 +730,40 @@ impl Policy {
                 Err(e) => problems.push(&format!("network.allow[{i}]"), e.to_string()),
             }
         }
+        let mut approval_key = None;
+        if let (Some(file), Some(ws)) = (&document.approvals.key_file, &workspace) {
+            let path = match file.strip_prefix("~/") {
+                Some(rest) => std::env::var_os("HOME")
+                    .map(PathBuf::from)
+                    .unwrap_or_default()
+                    .join(rest),
+                None => base.join(file),
+            };
+            match std::fs::canonicalize(&path).and_then(|real| std::fs::read(&real).map(|bytes| (real, bytes))) {
+                Ok((real, _)) if paths::is_within(&real, ws) => problems.push(
+                    "approvals.key_file",
+                    format!("`{}` is inside the workspace, where an agent can read it and mint approvals; keep it outside", real.display()),
+                ),
+                Ok((_, bytes)) if bytes.len() < 32 => problems.push(
+                    "approvals.key_file",
+                    format!("`{}` holds {} bytes; an approval key needs at least 32 (e.g. `head -c 32 /dev/urandom > FILE`)", path.display(), bytes.len()),
+                ),
+                Ok((_, bytes)) => approval_key = Some(bytes),
+                Err(e) => problems.push("approvals.key_file", format!("cannot read `{}`: {e}", path.display())),
+            }
+        }
+        if let Some(ws) = &workspace {
+            for (i, dir) in document.commands.path.iter().enumerate() {
+                let inside =
+                    std::fs::canonicalize(dir).is_ok_and(|real| paths::is_within(&real, ws));
+                if inside {
+                    problems.push(
+                        &format!("commands.path[{i}]"),
+                        format!("`{dir}` is inside the workspace: an agent could plant executables there"),
+                    );
+                }
+            }
+        }
         let workspace = workspace?;
         let canonical = serde_json::to_value(&document).unwrap_or(Value::Null);
         let hash = hash_json(
@@ -719,6 +779,7 @@ impl Policy {
             origins,
             grants,
             hash,
+            approval_key,
         })
     }
 

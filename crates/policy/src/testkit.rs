@@ -46,6 +46,11 @@ pub fn build_fixture(root: &Path) -> io::Result<Fixture> {
         write(&ws.join(rel), content)?;
     }
     write(&outside.join("secret.txt"), "outside\n")?;
+    // The approval key lives outside the workspace, as a real one must.
+    write(
+        &root.join("approval.key"),
+        "fixture-approval-key-0123456789abcdef-not-secret\n",
+    )?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::symlink;
@@ -89,6 +94,8 @@ path = ["/usr/bin", "/bin"]
 allow = ["https://docs.example.test", "https://registry.example.test:8443"]
 [secrets]
 use_after_approval = false
+[approvals]
+key_file = "approval.key"
 "#;
 
 const OPEN: &str = r#"
@@ -105,6 +112,8 @@ grant_protected = [".envrc"]
 [commands]
 allow = [["python3"], ["git"], ["npm"], ["make"]]
 path = ["/usr/bin", "/bin"]
+[approvals]
+key_file = "approval.key"
 "#;
 
 const SECRETS_OK: &str = r#"
@@ -121,6 +130,8 @@ path = ["/usr/bin", "/bin"]
 allow = ["https://docs.example.test"]
 [secrets]
 use_after_approval = true
+[approvals]
+key_file = "approval.key"
 "#;
 
 const INTERNAL: &str = r#"
@@ -132,6 +143,8 @@ approval = ["net.fetch"]
 read = ["."]
 [network]
 allow = ["https://127.0.0.1:8080", "https://[fd00::1]"]
+[approvals]
+key_file = "approval.key"
 "#;
 
 /// One decision case from `tests/cases.toml`.
@@ -269,6 +282,7 @@ pub fn request_text(
         }
         "consequence" => approval.consequence = "Allow bash?".into(),
         "no-approver" => approval.approver = String::new(),
+        "unsigned" | "forged-signature" => {}
         "future" => {
             approval = crate::Approval::new(
                 "alice@example.test",
@@ -279,6 +293,14 @@ pub fn request_text(
             );
         }
         other => return Err(format!("unknown approve mode `{other}`")),
+    }
+    if mode != "unsigned"
+        && let Some(key) = &policy.approval_key
+    {
+        approval.sign(key);
+    }
+    if mode == "forged-signature" {
+        approval.signature = Some(format!("hmac-sha256:{}", "0".repeat(64)));
     }
     request.approval = Some(approval);
     serde_json::to_string(&request).map_err(|e| e.to_string())

@@ -145,6 +145,8 @@ fn approvals_cannot_be_replayed() {
             prop_assert_eq!(da.verdict, Verdict::Ask);
             let approval =
                 Approval::new("alice", &da.request_hash, da.consequence.as_deref().unwrap_or_default(), now, Duration::from_secs(600));
+            let mut approval = approval;
+            approval.sign(policy.approval_key.as_deref().expect("the fixture policy has an approval key"));
             b.approval = Some(approval.clone());
             let db = review_at(&policy, &b, now);
             prop_assert_eq!(db.verdict, Verdict::Deny);

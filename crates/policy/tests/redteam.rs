@@ -80,13 +80,17 @@ fn approve(
 ) -> ActionRequest {
     let d = review_at(policy, request, now);
     let mut r = request.clone();
-    r.approval = Some(Approval::new(
+    let mut approval = Approval::new(
         approver,
         &d.request_hash,
         d.consequence.as_deref().unwrap_or_default(),
         now,
         ttl,
-    ));
+    );
+    if let Some(key) = &policy.approval_key {
+        approval.sign(key);
+    }
+    r.approval = Some(approval);
     r
 }
 

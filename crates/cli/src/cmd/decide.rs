@@ -370,13 +370,19 @@ fn run_approve(args: ApproveArgs) -> CmdResult {
         )));
     }
     eprintln!("approving: {consequence}");
-    let approval = Approval::new(
+    let Some(key) = policy.approval_key.as_deref() else {
+        return Err(Failure::invalid(anyhow::anyhow!(
+            "the policy names no approval key: add `[approvals] key_file = \"~/.config/warrant/approval.key\"` (at least 32 random bytes, outside the workspace, unreadable to agents)"
+        )));
+    };
+    let mut approval = Approval::new(
         &args.approver,
         &decision.request_hash,
         &consequence,
         now,
         args.ttl,
     );
+    approval.sign(key);
     let value = if args.attach {
         request.approval = Some(approval);
         serde_json::to_value(&request).context("serializing the request")?

@@ -85,7 +85,42 @@ fn load_request(examples: &std::path::Path, name: &str) -> anyhow::Result<Action
 /// Part 1: the lesson's seven demonstration requests.
 pub fn decisions(examples: &std::path::Path, out: &mut dyn Write) -> anyhow::Result<()> {
     let policy_path = examples.join("policy.toml");
-    let policy = Policy::load(&policy_path)?;
+    // Approvals are signed with a key the agent cannot read. The demo makes a throwaway key in a
+    // private temporary directory and points the example policy at it.
+    let key_dir = std::env::temp_dir().join(format!("warrant-demo-key-{}", std::process::id()));
+    std::fs::create_dir_all(&key_dir).context("creating a temporary key directory")?;
+    let result = decisions_with_key(examples, out, &policy_path, &key_dir);
+    let _ = std::fs::remove_dir_all(&key_dir);
+    result
+}
+
+fn decisions_with_key(
+    examples: &std::path::Path,
+    out: &mut dyn Write,
+    policy_path: &std::path::Path,
+    key_dir: &std::path::Path,
+) -> anyhow::Result<()> {
+    let key_path = key_dir.join("approval.key");
+    let mut key = vec![0u8; 32];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut key))
+        .context("reading /dev/urandom")?;
+    std::fs::write(&key_path, &key).context("writing the demo approval key")?;
+    let text = std::fs::read_to_string(policy_path)
+        .with_context(|| format!("reading {}", policy_path.display()))?;
+    let text = text.replace(
+        "# [approvals]\n# key_file = \"~/.config/warrant/approval.key\"",
+        &format!(
+            "[approvals]\nkey_file = {:?}",
+            key_path.display().to_string()
+        ),
+    );
+    let policy = Policy::from_str_with_base(
+        &text,
+        warrant_policy::PolicyFormat::Toml,
+        examples,
+        &policy_path.display().to_string(),
+    )?;
     let now = SystemTime::now();
     writeln!(
         out,
@@ -110,25 +145,29 @@ pub fn decisions(examples: &std::path::Path, out: &mut dyn Write) -> anyhow::Res
     // An approved write: a person approves exactly the consequence the review showed.
     let mut approved = load_request(examples, "unapproved-write.json")?;
     let shown = review_at(&policy, &approved, now);
-    approved.approval = Some(Approval::new(
+    let mut approval = Approval::new(
         "alice@example.test",
         &shown.request_hash,
         shown.consequence.as_deref().unwrap_or_default(),
         now,
         Duration::from_secs(900),
-    ));
+    );
+    approval.sign(&key);
+    approved.approval = Some(approval);
     cases.push(("an approved write", approved));
     cases.push(("a path escape", load_request(examples, "path-escape.json")?));
     // An approved destructive command: even a matching approval does not lift a hard limit.
     let mut destructive = load_request(examples, "destructive-command.json")?;
     let shown = review_at(&policy, &destructive, now);
-    destructive.approval = Some(Approval::new(
+    let mut approval = Approval::new(
         "alice@example.test",
         &shown.request_hash,
         shown.consequence.as_deref().unwrap_or_default(),
         now,
         Duration::from_secs(900),
-    ));
+    );
+    approval.sign(&key);
+    destructive.approval = Some(approval);
     cases.push(("an approved destructive command", destructive));
     cases.push((
         "an untrusted network request",
