@@ -397,6 +397,15 @@ pub fn read_package(source: &Path, options: &ReadOptions) -> Result<Package, Pac
         source: e,
     })?);
     let compressed_len = meta.len();
+    let budget = stream_budget(&options.limits);
+    if compressed_len > budget {
+        collector.refuse(
+            "limit-total-size",
+            "",
+            format!("the archive is {compressed_len} bytes, more than the size limits allow ({budget}; raise --max-total-size)"),
+        );
+        return Ok(collector.finish(package));
+    }
     let corrupt = |format: &'static str, e: io::Error| PackageError::Corrupt {
         path: shown.clone(),
         format,
@@ -429,16 +438,27 @@ pub fn read_package(source: &Path, options: &ReadOptions) -> Result<Package, Pac
                 produced: 0,
                 compressed: compressed_len,
                 max_ratio: options.limits.max_ratio,
-                tripped: false,
+                budget: stream_budget(&options.limits),
+                tripped: None,
             };
             let mut guard_holder = Some(guard);
             let result = read_tar_gz(&mut guard_holder, &mut collector);
             match result {
                 Ok(()) | Err(StopOr::Stop(Stop)) => {}
                 Err(StopOr::Io(e)) => {
-                    if guard_holder.as_ref().is_some_and(|g| g.tripped) {
-                        let max = options.limits.max_ratio;
-                        collector.refuse("limit-compression-ratio", "", format!("decompressed size exceeds {max}x the archive size (raise with --max-ratio)"));
+                    if let Some(rule) = guard_holder.as_ref().and_then(|g| g.tripped) {
+                        let message = if rule == "limit-compression-ratio" {
+                            format!(
+                                "decompressed size exceeds {}x the archive size (raise with --max-ratio)",
+                                options.limits.max_ratio
+                            )
+                        } else {
+                            format!(
+                                "the decompressed archive is larger than --max-total-size {} allows",
+                                options.limits.max_total_size
+                            )
+                        };
+                        collector.refuse(rule, "", message);
                     } else {
                         return Err(corrupt("tar.gz", e));
                     }
@@ -615,6 +635,15 @@ fn read_dir_tree(
     Ok(())
 }
 
+/// The most bytes an archive (or its decompressed tar stream) may hold: the content limit plus
+/// framing for every allowed entry (a header and a PAX/long-name record each) plus slack.
+fn stream_budget(limits: &Limits) -> u64 {
+    limits
+        .max_total_size
+        .saturating_add(limits.max_files.saturating_mul(2048))
+        .saturating_add(1 << 20)
+}
+
 /// Counts decompressed bytes and fails once they exceed `max_ratio` times the compressed size
 /// (past a 1 MiB floor, so tiny archives with padding are not flagged).
 struct RatioGuard<R> {
@@ -622,7 +651,10 @@ struct RatioGuard<R> {
     produced: u64,
     compressed: u64,
     max_ratio: u64,
-    tripped: bool,
+    /// Absolute bound on the decompressed stream (content plus tar framing), so that metadata
+    /// the tar crate buffers whole (GNU long names, PAX records) stays bounded too.
+    budget: u64,
+    tripped: Option<&'static str>,
 }
 
 impl<R: Read> Read for RatioGuard<R> {
@@ -631,8 +663,14 @@ impl<R: Read> Read for RatioGuard<R> {
         self.produced += n as u64;
         let allowed = self.compressed.saturating_mul(self.max_ratio).max(1 << 20);
         if self.produced > allowed {
-            self.tripped = true;
+            self.tripped = Some("limit-compression-ratio");
             return Err(io::Error::other("decompression ratio limit exceeded"));
+        }
+        if self.produced > self.budget {
+            self.tripped = Some("limit-total-size");
+            return Err(io::Error::other(
+                "decompressed stream larger than the size limits allow",
+            ));
         }
         Ok(n)
     }
@@ -649,14 +687,11 @@ fn read_tar_gz(
     let result = read_tar_entries(&mut archive, c);
     let mut guard = archive.into_inner();
     if let Err(e) = result {
-        let tripped = guard.tripped;
         *holder = Some(guard);
-        let _ = tripped;
         return Err(e);
     }
     // The rest of the tar stream must be zero padding, and nothing may follow the gzip member.
     let rest = drain_nonzero(&mut guard);
-    let tripped = guard.tripped;
     match rest {
         Ok(true) => {
             *holder = Some(guard);
@@ -669,7 +704,6 @@ fn read_tar_gz(
         Ok(false) => {}
         Err(e) => {
             *holder = Some(guard);
-            let _ = tripped;
             return Err(StopOr::Io(e));
         }
     }

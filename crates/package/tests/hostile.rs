@@ -198,4 +198,76 @@ fn limits_have_flags_that_move_them() {
         "{:?}",
         ok.findings
     );
+
+    // An archive larger than the limits allow is refused before it is read.
+    let big = tmp.path().join("big.tar");
+    std::fs::write(
+        &big,
+        tar_finish(&[
+            tar_file("SKILL.md", &skill_md("big")),
+            tar_file("blob.txt", &vec![b'x'; 3 << 20]),
+        ]),
+    )
+    .unwrap();
+    let small = ReadOptions {
+        limits: warrant_package::Limits {
+            max_total_size: 1000,
+            max_files: 10,
+            ..Default::default()
+        },
+        allow_symlinks: false,
+    };
+    let refused = warrant_package::inspect(&big, &small).unwrap();
+    assert!(
+        refused
+            .findings
+            .iter()
+            .any(|f| f.rule == "limit-total-size"),
+        "{:?}",
+        refused.findings
+    );
+
+    // Metadata the tar crate would buffer whole (a GNU long name) is bounded by the stream budget
+    // even when the ratio limit is lifted.
+    let long = tmp.path().join("long.tar.gz");
+    let name = vec![b'a'; 70 << 20];
+    std::fs::write(
+        &long,
+        gzip(&tar_finish(&[
+            tar_file("SKILL.md", &skill_md("long")),
+            tar_entry(b"././@LongLink", b'L', &name, b"", 0o644),
+            tar_file("x", b"y"),
+        ])),
+    )
+    .unwrap();
+    let lifted = ReadOptions {
+        limits: warrant_package::Limits {
+            max_ratio: u64::MAX / 2,
+            ..Default::default()
+        },
+        allow_symlinks: false,
+    };
+    let refused = warrant_package::inspect(&long, &lifted).unwrap();
+    assert!(
+        refused
+            .findings
+            .iter()
+            .any(|f| f.rule == "limit-total-size"),
+        "{:?}",
+        refused.findings
+    );
+    let refused = warrant_package::inspect(&long, &ReadOptions::default()).unwrap();
+    assert!(
+        refused
+            .findings
+            .iter()
+            .any(|f| f.rule == "limit-compression-ratio"),
+        "{:?}",
+        refused.findings
+    );
+    assert!(
+        ok.blocking(Severity::High, &[]).next().is_none(),
+        "{:?}",
+        ok.findings
+    );
 }
