@@ -648,49 +648,30 @@ fn suite_has_at_least_30_named_probes() {
 fn exit_status_passes_through_and_not_found_is_127() {
     let f = fixture();
     let ws = f.ws.to_str().unwrap();
-    let out = warrant(
-        &f,
-        &[
-            "exec",
-            "--profile",
-            "readonly",
-            "--cwd",
-            ws,
-            "--",
-            "sh",
-            "-c",
-            "exit 7",
-        ],
-    );
-    assert_eq!(out.status.code(), Some(7), "{}", text(&out));
-    let out = warrant(
-        &f,
-        &[
-            "exec",
-            "--profile",
-            "readonly",
-            "--cwd",
-            ws,
-            "--",
-            "no-such-command-xyz",
-        ],
-    );
-    assert_eq!(out.status.code(), Some(127), "{}", text(&out));
-    let out = warrant(
-        &f,
-        &[
-            "exec",
-            "--profile",
-            "readonly",
-            "--cwd",
-            ws,
-            "--",
-            "sh",
-            "-c",
-            "kill -9 $$",
-        ],
-    );
-    assert_eq!(out.status.code(), Some(137), "{}", text(&out));
+    for backend in ["process", "oci"] {
+        let run = |cmd: &[&str]| {
+            let mut args = vec![
+                "exec",
+                "--profile",
+                "readonly",
+                "--cwd",
+                ws,
+                "--backend",
+                backend,
+                "--",
+            ];
+            args.extend_from_slice(cmd);
+            warrant(&f, &args)
+        };
+        let out = run(&["sh", "-c", "exit 7"]);
+        assert_eq!(out.status.code(), Some(7), "{backend}: {}", text(&out));
+        let out = run(&["no-such-command-xyz"]);
+        assert_eq!(out.status.code(), Some(127), "{backend}: {}", text(&out));
+        let out = run(&["sh", "-c", "kill -9 $$"]);
+        assert_eq!(out.status.code(), Some(137), "{backend}: {}", text(&out));
+        let out = run(&["/usr/share/doc"]);
+        assert_eq!(out.status.code(), Some(126), "{backend}: {}", text(&out));
+    }
 }
 
 #[test]
