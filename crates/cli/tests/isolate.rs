@@ -1139,3 +1139,57 @@ fn probe_results_are_the_same_under_both_backends() {
     };
     assert_eq!(results("process"), results("oci"));
 }
+
+#[test]
+fn oci_dry_run_shows_the_rendered_bundle() {
+    let f = fixture();
+    let out = warrant(
+        &f,
+        &[
+            "exec",
+            "--profile",
+            "workspace-write",
+            "--cwd",
+            f.ws.to_str().unwrap(),
+            "--backend",
+            "oci",
+            "--dry-run",
+            "--",
+            "true",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cfg = &v["oci_config"];
+    let ns: Vec<&str> = cfg["linux"]["namespaces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["type"].as_str().unwrap())
+        .collect();
+    for want in ["user", "mount", "pid", "network", "ipc", "uts"] {
+        assert!(ns.contains(&want), "{ns:?}");
+    }
+    assert_eq!(cfg["process"]["noNewPrivileges"], true);
+    assert_eq!(cfg["process"]["user"]["uid"], 1000);
+    assert!(
+        cfg["process"]["capabilities"]["bounding"]
+            .as_array()
+            .is_none_or(|b| b.is_empty())
+    );
+    assert!(
+        cfg["linux"]["uidMappings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m["hostID"].as_u64().unwrap() >= 65534)
+    );
+    assert!(
+        cfg["linux"]["seccomp"]["syscalls"]
+            .as_array()
+            .unwrap()
+            .len()
+            > 5
+    );
+    assert!(!f.ws.join("true").exists());
+}

@@ -407,6 +407,26 @@ fn hybrid_unified() -> Option<CString> {
         .flatten()
 }
 
+/// The `config.json` the OCI backend would write for `argv` (for `--dry-run`), as JSON.
+pub fn render_json(
+    profile: &Profile,
+    argv: &[String],
+    workspace: &Path,
+) -> Result<serde_json::Value, ExecError> {
+    let host_uid: u32 = 1_600_000_000 + 2 * (sys::getpid() as u32);
+    let exe =
+        std::fs::read_link("/proc/self/exe").map_err(|x| e("finding the warrant binary", x))?;
+    let (spec, _) = render(
+        profile,
+        argv,
+        workspace,
+        std::env::vars().collect(),
+        host_uid,
+        &exe,
+    )?;
+    serde_json::to_value(&spec).map_err(|x| e("serializing the spec", x))
+}
+
 struct Bundle(PathBuf);
 impl Drop for Bundle {
     fn drop(&mut self) {

@@ -270,6 +270,9 @@ fn exec(a: ExecArgs) -> CmdResult {
             "env_names": profile.env_names(),
             "argv": argv,
         });
+        if a.backend == BackendArg::Oci {
+            plan["oci_config"] = warrant_sandbox::oci::render_json(&profile, &argv, &ws)?;
+        }
         warrant_policy::secrets::redact_json(&mut plan);
         println!(
             "{}",
