@@ -1193,3 +1193,24 @@ fn oci_dry_run_shows_the_rendered_bundle() {
     );
     assert!(!f.ws.join("true").exists());
 }
+
+#[test]
+fn probe_on_the_host_fails_and_skips_state_changing_checks() {
+    let f = fixture();
+    let out = warrant(&f, &["probe", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["guard"], false);
+    let check = |name: &str| {
+        report["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .cloned()
+            .unwrap()
+    };
+    assert_eq!(check("uid-not-root")["pass"], false);
+    assert_eq!(check("syscall:mount")["result"], "untestable");
+    assert_eq!(check("write:/")["result"], "untestable");
+}
