@@ -139,6 +139,16 @@ pub const CODE_FLAGS: &[(&str, &[&str])] = &[
 
 /// Programs that run another program given in their arguments.
 pub const WRAPPERS: &[&str] = &[
+    "ssh-agent",
+    "run-parts",
+    "dbus-launch",
+    "nocache",
+    "pv",
+    "ts",
+    "with-lock-ex",
+    "lockf",
+    "mpirun",
+    "srun",
     "choom",
     "linux32",
     "linux64",
@@ -479,6 +489,36 @@ pub fn dangerous_env(name: &str) -> Option<&'static str> {
         ("SHELL", "tools run it"),
         ("TERMINFO", "terminal libraries load it"),
         ("OPENSSL_CONF", "OpenSSL loads engines from it"),
+        ("LUA_INIT", "lua runs it"),
+        (
+            "PHPRC",
+            "php loads configuration (auto_prepend_file) from it",
+        ),
+        ("PHP_INI_SCAN_DIR", "php loads configuration from it"),
+        ("R_PROFILE_USER", "R runs it"),
+        ("R_PROFILE", "R runs it"),
+        ("MAKEFILES", "make reads makefiles from it"),
+        ("GEM_HOME", "changes which gems ruby loads"),
+        ("GEM_PATH", "changes which gems ruby loads"),
+        ("BUNDLE_GEMFILE", "changes which Gemfile bundler runs"),
+        ("HOSTALIASES", "redirects host names"),
+        ("RES_OPTIONS", "changes name resolution"),
+        ("LOCALDOMAIN", "changes name resolution"),
+        ("HTTP_PROXY", "routes traffic through another host"),
+        ("HTTPS_PROXY", "routes traffic through another host"),
+        ("ALL_PROXY", "routes traffic through another host"),
+        ("NO_PROXY", "changes proxy routing"),
+        ("FTP_PROXY", "routes traffic through another host"),
+        ("PYTHONHTTPSVERIFY", "turns off certificate checks"),
+        (
+            "NODE_TLS_REJECT_UNAUTHORIZED",
+            "turns off certificate checks",
+        ),
+        ("SSL_CERT_FILE", "replaces the trusted certificates"),
+        ("SSL_CERT_DIR", "replaces the trusted certificates"),
+        ("CURL_CA_BUNDLE", "replaces the trusted certificates"),
+        ("REQUESTS_CA_BUNDLE", "replaces the trusted certificates"),
+        ("NODE_EXTRA_CA_CERTS", "adds trusted certificates"),
     ];
     if let Some((_, why)) = exact.iter().find(|(n, _)| *n == upper) {
         return Some(why);
@@ -494,7 +534,6 @@ pub fn dangerous_env(name: &str) -> Option<&'static str> {
         "GIT_TERMINAL_PROMPT",
         "GIT_OPTIONAL_LOCKS",
         "GIT_FLUSH",
-        "GIT_TRACE",
     ];
     if GIT_SAFE.contains(&upper.as_str()) {
         return None;
@@ -716,7 +755,12 @@ fn check_interpreter(names: &[String], argv: &[String], review: &mut CommandRevi
         if !names.iter().any(|n| n == family_name) {
             continue;
         }
+        let mut skip_value = false;
         for arg in args {
+            if skip_value {
+                skip_value = false;
+                continue;
+            }
             let lower = arg.to_ascii_lowercase();
             let hit = flags.iter().any(|f| {
                 let f_lower = f.to_ascii_lowercase();
@@ -734,7 +778,21 @@ fn check_interpreter(names: &[String], argv: &[String], review: &mut CommandRevi
                 );
                 return;
             }
-            // Python stops option parsing at the script or at -m <module>.
+            // Options that take a separate value (python -X/-W, node --stack-size and the like):
+            // the value is not the script, so keep scanning after it.
+            if matches!(
+                arg.as_str(),
+                "-X" | "-W"
+                    | "--check-hash-based-pycs"
+                    | "-I"
+                    | "--title"
+                    | "--stack-size"
+                    | "--conditions"
+                    | "-C"
+            ) {
+                skip_value = !matches!(arg.as_str(), "-I");
+                continue;
+            }
             if !arg.starts_with('-') || arg == "-m" {
                 break;
             }
@@ -906,10 +964,11 @@ fn check_tool_args(name: &str, argv: &[String], review: &mut CommandReview) {
                     "-I",
                     "-F",
                 ];
-                if bad
-                    .iter()
-                    .any(|b| arg == b || arg.starts_with(&format!("{b}=")))
-                {
+                if bad.iter().any(|b| {
+                    arg == b
+                        || arg.starts_with(&format!("{b}="))
+                        || (b.len() == 2 && arg.starts_with(b) && !arg.starts_with("--"))
+                }) {
                     review.deny(RULE_REVIEW, format!("tar option `{arg}` runs a command"));
                 }
                 if !arg.starts_with("--")
@@ -987,8 +1046,18 @@ fn check_tool_args(name: &str, argv: &[String], review: &mut CommandReview) {
                 format!("`{name}` is interactive and can run shell commands; use fs.read"),
             );
         }
-        "cp" | "mv" | "ln" | "install" | "mkdir" | "touch" | "tee" | "patch" => {
+        "cp" | "mv" | "ln" | "install" | "mkdir" | "touch" | "tee" | "patch" | "rsync" => {
             review.raise(SideEffect::WorkspaceWrite);
+            // Destinations are writes: every operand of tee/mkdir/touch, the last one of the rest.
+            let operands: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+            let written: Vec<&String> = if matches!(name, "tee" | "mkdir" | "touch") {
+                operands.clone()
+            } else {
+                operands.last().copied().into_iter().collect()
+            };
+            for target in written {
+                review.path_args.push((target.clone(), ArgUse::Write));
+            }
             if name == "mv" {
                 review.raise(SideEffect::Destructive);
             }
@@ -1000,6 +1069,12 @@ fn check_tool_args(name: &str, argv: &[String], review: &mut CommandReview) {
 /// Reviews an argv vector. `names` are the identities of the executable: the requested name and
 /// the resolved file's real name (`/usr/bin/sh` -> `dash`), version suffixes stripped.
 pub fn review_argv(argv: &[String], policy: &Policy) -> CommandReview {
+    review_argv_in(argv, policy, &policy.workspace)
+}
+
+/// [`review_argv`] for a command run in `cwd` (resolved): path-like items of an allowlist prefix
+/// mean workspace paths, so `scripts/run.py` run from another directory does not match.
+pub fn review_argv_in(argv: &[String], policy: &Policy, cwd: &Path) -> CommandReview {
     let mut review = CommandReview::default();
     let Some(argv0) = argv.first() else {
         review.deny(RULE_REVIEW, "process.run needs a non-empty argv");
@@ -1156,7 +1231,7 @@ pub fn review_argv(argv: &[String], policy: &Policy) -> CommandReview {
         .commands
         .allow
         .iter()
-        .any(|prefix| prefix_matches(prefix, argv, review.executable.as_deref(), policy));
+        .any(|prefix| prefix_matches(prefix, argv, review.executable.as_deref(), policy, cwd));
     if !allowed {
         review.ask(
             RULE_ALLOWLIST,
@@ -1174,6 +1249,7 @@ fn prefix_matches(
     argv: &[String],
     executable: Option<&Path>,
     policy: &Policy,
+    cwd: &Path,
 ) -> bool {
     if prefix.len() > argv.len() || prefix.is_empty() {
         return false;
@@ -1201,5 +1277,21 @@ fn prefix_matches(
             })
         }
     };
-    head_ok && prefix[1..].iter().zip(&argv[1..]).all(|(a, b)| a == b)
+    let same_item = |want: &String, got: &String| {
+        if want != got {
+            return false;
+        }
+        // A path-like item names a workspace path: it must resolve to the same file from cwd.
+        if !looks_like_path(want) {
+            return true;
+        }
+        let from_ws = crate::paths::resolve(&policy.workspace, want).map(|r| r.path);
+        let from_cwd = crate::paths::resolve(cwd, got).map(|r| r.path);
+        matches!((from_ws, from_cwd), (Ok(a), Ok(b)) if a == b)
+    };
+    head_ok
+        && prefix[1..]
+            .iter()
+            .zip(&argv[1..])
+            .all(|(a, b)| same_item(a, b))
 }

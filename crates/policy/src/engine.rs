@@ -435,13 +435,19 @@ fn consequence(request: &ActionRequest, n: &NormalizedRequest, policy: &Policy) 
             if request.payload.is_empty() {
                 String::new()
             } else {
+                // A preview can hide the part that matters: the full payload is bound by its
+                // hash and size, which differ whenever any byte differs.
                 let shown: String = request.payload.chars().take(120).collect();
                 let ellipsis = if request.payload.chars().count() > 120 {
                     "…"
                 } else {
                     ""
                 };
-                format!(" with `{}{ellipsis}`", shown.replace('\n', " "))
+                format!(
+                    " with `{}{ellipsis}`{}",
+                    shown.replace('\n', " "),
+                    payload_note(n)
+                )
             }
         ),
     };
@@ -463,10 +469,25 @@ fn consequence(request: &ActionRequest, n: &NormalizedRequest, policy: &Policy) 
     } else {
         format!("; stated reason: \"{}\"", request.reason.trim())
     };
-    secrets::redact(&format!(
+    escape_controls(&secrets::redact(&format!(
         "{actor} will {what} ({}){reason}.",
         extras.join(", ")
-    ))
+    )))
+}
+
+/// Escapes control characters and bidirectional overrides so that a consequence cannot repaint
+/// the approver's terminal or reorder what the approver reads.
+fn escape_controls(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        let invisible = matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{061c}' | '\u{feff}');
+        if c.is_control() || invisible {
+            out.push_str(&c.escape_unicode().to_string());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Reviews `request` against `policy` at time `now` (used for approval expiry).
@@ -560,7 +581,7 @@ pub fn review_at(policy: &Policy, request: &ActionRequest, now: SystemTime) -> R
     };
     let mut executable = None;
     if *cap == Capability::ProcessRun {
-        let review = command::review_argv(&request.argv, policy);
+        let review = command::review_argv_in(&request.argv, policy, &base);
         executable = review.executable.as_ref().map(|e| e.display().to_string());
         for (arg, use_) in &review.path_args {
             let op = if *use_ == ArgUse::Write {
@@ -729,6 +750,13 @@ pub fn review_at(policy: &Policy, request: &ActionRequest, now: SystemTime) -> R
     }
     if secrets::contains_secret(&request.reason) {
         secret_places.push("reason".into());
+    }
+    if request
+        .idempotency_key
+        .as_deref()
+        .is_some_and(secrets::contains_secret)
+    {
+        secret_places.push("idempotency_key".into());
     }
     if !secret_places.is_empty() {
         ctx.add(

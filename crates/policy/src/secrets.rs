@@ -58,6 +58,7 @@ fn patterns() -> &'static [Pattern] {
             p("gitlab-token", r"(?-u:\b)glpat-[A-Za-z0-9_\-]{20,}", 0, 0.0),
             p("npm-token", r"(?-u:\b)npm_[A-Za-z0-9]{36}(?-u:\b)", 0, 0.0),
             p("jwt", r"(?-u:\b)eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", 0, 0.0),
+            p("basic-auth", r"(?-u:\b)(?i-u:basic)[ \t]+([A-Za-z0-9+/]{8,}={0,2})", 1, 2.5),
             p("bearer-token", r"(?-u:\b)(?i-u:bearer|token)[ \t\r\n\f\v]+([A-Za-z0-9_\-\.=:/+]{16,})", 1, 3.0),
             p("url-credentials", r"[a-zA-Z][a-zA-Z0-9+.\-]*://[^/ \t\r\n\f\v:@]+:([^@ \t\r\n\f\v/]+)@", 1, 0.0),
             // key/value forms: api_key=..., "password": "...", client_secret: ..., --token=...
@@ -138,6 +139,7 @@ fn needles_for(kind: &str) -> &'static [&'static str] {
         "npm-token" => &["npm_"],
         "jwt" => &["eyJ"],
         "bearer-token" => &["bearer", "token"],
+        "basic-auth" => &["basic"],
         "url-credentials" => &["://"],
         "key-value" => &[
             "key",
@@ -174,8 +176,45 @@ fn gate() -> Option<&'static (aho_corasick::AhoCorasick, Vec<usize>)> {
     .as_ref()
 }
 
-/// Finds likely secrets in `text`. Matches are sorted by start offset and do not overlap.
+/// Finds likely secrets in `text`, and in its percent-decoded form (so `token%3Dghp_...` in a URL
+/// is found too). Matches are sorted by start offset and do not overlap.
 pub fn find_secrets(text: &str) -> Vec<SecretMatch> {
+    let direct = find_secrets_raw(text);
+    if direct.is_empty() && text.contains('%') {
+        let decoded = percent_decode(text);
+        if decoded != text && !find_secrets_raw(&decoded).is_empty() {
+            // Offsets in the decoded text do not map back: flag the whole text.
+            return vec![SecretMatch {
+                kind: "percent-encoded",
+                start: 0,
+                end: text.len(),
+            }];
+        }
+    }
+    direct
+}
+
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2]))
+        {
+            out.push((h * 16 + l) as u8);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn find_secrets_raw(text: &str) -> Vec<SecretMatch> {
     let mut found: Vec<SecretMatch> = Vec::new();
     let candidates: Vec<usize> = match gate() {
         Some((ac, owner)) => {
