@@ -158,7 +158,9 @@ pub struct ReviewDecision {
 impl ReviewDecision {
     /// The decision as JSON with every secret-looking string redacted.
     pub fn to_json(&self) -> serde_json::Value {
-        let mut value = serde_json::to_value(self).unwrap_or(serde_json::Value::Null);
+        let mut shown = self.clone();
+        shown.request.argv = crate::secrets::redact_argv(&shown.request.argv);
+        let mut value = serde_json::to_value(&shown).unwrap_or(serde_json::Value::Null);
         crate::secrets::redact_json(&mut value);
         value
     }
@@ -195,7 +197,10 @@ impl ReviewDecision {
         out.push_str(&format!("  actor:       {}\n", r.actor));
         out.push_str(&format!("  capability:  {}\n", r.capability));
         if !r.argv.is_empty() {
-            out.push_str(&format!("  argv:        {:?}\n", r.argv));
+            out.push_str(&format!(
+                "  argv:        {:?}\n",
+                crate::secrets::redact_argv(&r.argv)
+            ));
         }
         if let Some(exe) = &r.executable {
             out.push_str(&format!("  executable:  {exe}\n"));

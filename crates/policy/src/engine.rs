@@ -405,7 +405,7 @@ fn consequence(request: &ActionRequest, n: &NormalizedRequest, policy: &Policy) 
         Capability::FsDelete => format!("delete {} in workspace {ws}", targets("delete")),
         Capability::ProcessRun => format!(
             "run `{}`{} in {}",
-            n.argv.join(" "),
+            secrets::redact_argv(&n.argv).join(" "),
             n.executable
                 .as_ref()
                 .map(|e| format!(" ({e})"))

@@ -255,6 +255,13 @@ pub fn check_git(argv: &[String], review: &mut CommandReview) {
                 format!("git transport `{arg}` runs a command"),
             );
         }
+        if sub == "grep" && arg.starts_with("-O") && arg.len() > 2 {
+            deny(
+                review,
+                RULE_REVIEW,
+                format!("`git grep {arg}` opens files with a command"),
+            );
+        }
         if let Some(opt) = DANGEROUS_OPTIONS.iter().find(|o| is_option(arg, o)) {
             let benign = (*opt == "-i" && matches!(sub, "grep" | "log" | "diff" | "show"))
                 || (*opt == "-t"
@@ -407,7 +414,12 @@ pub fn check_git(argv: &[String], review: &mut CommandReview) {
         {
             Some("git push --force/--delete rewrites or deletes remote history")
         }
-        "branch" if has("-D") || (has("--delete") && has("--force")) || short_cluster_has('D') => {
+        "branch"
+            if has("-D")
+                || short_cluster_has('D')
+                || ((has("--delete") || has("-d") || short_cluster_has('d'))
+                    && (has("--force") || has("-f") || short_cluster_has('f'))) =>
+        {
             Some("git branch -D deletes an unmerged branch")
         }
         "checkout"
@@ -425,6 +437,16 @@ pub fn check_git(argv: &[String], review: &mut CommandReview) {
             Some("git switch --discard-changes discards local changes")
         }
         "restore" => Some("git restore discards local changes"),
+        "rm" if rest.iter().any(|a| {
+            a == "-r"
+                || a == "--force"
+                || (a.starts_with('-')
+                    && !a.starts_with("--")
+                    && (a.contains('r') || a.contains('f')))
+        }) =>
+        {
+            Some("git rm -r/-f deletes files from the work tree")
+        }
         "stash"
             if positional
                 .first()

@@ -258,9 +258,9 @@ impl Problems {
     fn push(&mut self, field: &str, message: impl Into<String>) {
         let line = self.line_of(field);
         self.list.push(PolicyProblem {
-            field: field.to_owned(),
+            field: crate::secrets::redact(field),
             line,
-            message: message.into(),
+            message: crate::secrets::redact(&message.into()),
         });
     }
 
@@ -354,6 +354,64 @@ fn type_name(value: &Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Array(_) => "a list",
         Value::Object(_) => "a table",
+    }
+}
+
+/// A JSON value that refuses duplicate object keys (serde_json keeps the last one silently, so
+/// `{"capabilities": [], "capabilities": ["fs.delete"]}` would read differently to a reviewer).
+struct NoDuplicates(Value);
+
+impl<'de> Deserialize<'de> for NoDuplicates {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = NoDuplicates;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<NoDuplicates, E> {
+                Ok(NoDuplicates(Value::Bool(v)))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<NoDuplicates, E> {
+                Ok(NoDuplicates(Value::from(v)))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<NoDuplicates, E> {
+                Ok(NoDuplicates(Value::from(v)))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<NoDuplicates, E> {
+                Ok(NoDuplicates(Value::from(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<NoDuplicates, E> {
+                Ok(NoDuplicates(Value::String(v.to_owned())))
+            }
+            fn visit_unit<E>(self) -> Result<NoDuplicates, E> {
+                Ok(NoDuplicates(Value::Null))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<NoDuplicates, A::Error> {
+                let mut items = Vec::new();
+                while let Some(NoDuplicates(v)) = seq.next_element()? {
+                    items.push(v);
+                }
+                Ok(NoDuplicates(Value::Array(items)))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<NoDuplicates, A::Error> {
+                let mut out = serde_json::Map::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    let NoDuplicates(value) = map.next_value()?;
+                    if out.insert(key.clone(), value).is_some() {
+                        return Err(serde::de::Error::custom(format!("duplicate key `{key}`")));
+                    }
+                }
+                Ok(NoDuplicates(Value::Object(out)))
+            }
+        }
+        deserializer.deserialize_any(V)
     }
 }
 
@@ -613,7 +671,7 @@ impl Policy {
                     return Err(invalid(problems.list));
                 }
             },
-            PolicyFormat::Json => match serde_json::from_str(text) {
+            PolicyFormat::Json => match serde_json::from_str::<NoDuplicates>(text).map(|d| d.0) {
                 Ok(v) => v,
                 Err(err) => {
                     problems.list.push(PolicyProblem {

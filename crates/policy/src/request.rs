@@ -255,7 +255,7 @@ impl ActionRequest {
         let mut de = serde_json::Deserializer::from_str(text);
         let parsed: Result<Self, _> = serde_path_to_error::deserialize(&mut de);
         let request = parsed.map_err(|err| {
-            let field = err.path().to_string();
+            let field = crate::secrets::redact(&err.path().to_string());
             let inner = err.into_inner();
             RequestError::Field {
                 field,

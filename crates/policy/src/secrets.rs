@@ -310,6 +310,28 @@ pub fn redact(text: &str) -> String {
     out
 }
 
+/// Redacts an argument vector: each element, and the value that follows a secret-named option
+/// (`--password VALUE`, `--token VALUE`), which no pattern can recognise on its own.
+pub fn redact_argv(argv: &[String]) -> Vec<String> {
+    let mut out = Vec::with_capacity(argv.len());
+    for (i, arg) in argv.iter().enumerate() {
+        let after_secret_option = i
+            .checked_sub(1)
+            .and_then(|p| argv.get(p))
+            .is_some_and(|prev| {
+                prev.starts_with('-')
+                    && !prev.contains('=')
+                    && contains_secret(&format!("{}={arg}", prev.trim_start_matches('-')))
+            });
+        out.push(if after_secret_option {
+            "[REDACTED:key-value]".to_owned()
+        } else {
+            redact(arg)
+        });
+    }
+    out
+}
+
 /// Redacts every string inside a JSON value, in place (keys are kept).
 pub fn redact_json(value: &mut serde_json::Value) {
     match value {
