@@ -816,7 +816,12 @@ fn scan_text(path: &str, text: &str, shell: bool, scan: &mut FileScan<'_>, summa
     }
     // Credential stores (one finding per line).
     let mut cred_lines: BTreeSet<usize> = BTreeSet::new();
-    for m in regex!(r"(~|\$HOME|\$\{HOME\}|expanduser\([^)\n]*)?/?\.(ssh|aws|gnupg|kube|docker/config\.json|netrc|git-credentials|npmrc|pypirc|config/gh|config/gcloud|azure)\b|\bid_(rsa|ed25519|ecdsa|dsa)\b|/etc/shadow|Library/Keychains|\bsecurity[ \t]+find-(generic|internet)-password").find_iter(text) {
+    for m in regex!(r"(~|\$HOME|\$\{HOME\}|expanduser\([^)\n]*)?/?\.(ssh|aws|gnupg|kube|docker/config\.json|netrc|git-credentials|npmrc|pypirc|config/gh|config/gcloud|azure)\b|\bid_(rsa|ed25519|ecdsa|dsa)\b|/etc/shadow|Library/Keychains|\bsecurity[ \t]+find-(generic|internet)-password").find_iter(gated(
+        text,
+        ["ssh", "aws", "gnupg", "kube", "docker", "netrc", "credentials", "npmrc", "pypirc", "config/g", "azure", "id_", "shadow", "Keychains", "find-"]
+            .iter()
+            .any(|k| text.contains(k)),
+    )) {
         let n = lines.number(m.start());
         if cred_lines.insert(n) {
             let what = m.as_str().to_owned();
@@ -936,7 +941,15 @@ fn scan_text(path: &str, text: &str, shell: bool, scan: &mut FileScan<'_>, summa
     }
     // Text aimed at the agent or grader.
     let mut injection_lines: BTreeSet<usize> = BTreeSet::new();
-    for m in regex!(r"(?i)\b(ignore|disregard|forget)\s+(all\s+|any\s+)?(the\s+)?(previous|prior|above|earlier|preceding|system)\s+(instructions|directions|rules|prompts?|messages?)|\byou\s+are\s+now\b|\bnew\s+instructions\s*:|\bdo\s+not\s+(tell|mention|inform|reveal\s+to)\s+the\s+user|\b(tell|inform|convince)\s+the\s+(grader|reviewer|evaluator)|\bapprove\s+this\s+(skill|request|change|package)|\bthis\s+is\s+a\s+(system|developer)\s+message|\boverride\s+(the\s+)?(policy|review|safety|guardrails)").find_iter(text) {
+    for m in regex!(r"(?i)\b(ignore|disregard|forget)\s+(all\s+|any\s+)?(the\s+)?(previous|prior|above|earlier|preceding|system)\s+(instructions|directions|rules|prompts?|messages?)|\byou\s+are\s+now\b|\bnew\s+instructions\s*:|\bdo\s+not\s+(tell|mention|inform|reveal\s+to)\s+the\s+user|\b(tell|inform|convince)\s+the\s+(grader|reviewer|evaluator)|\bapprove\s+this\s+(skill|request|change|package)|\bthis\s+is\s+a\s+(system|developer)\s+message|\boverride\s+(the\s+)?(policy|review|safety|guardrails)").find_iter(gated(text, {
+        let lower = text.to_ascii_lowercase();
+        [
+            // One word every alternative of the pattern below must contain.
+            "ignore", "disregard", "forget", "now", "instructions", "user", "grader", "reviewer", "evaluator", "approve", "message", "override",
+        ]
+            .iter()
+            .any(|k| lower.contains(k))
+    })) {
         let n = lines.number(m.start());
         if injection_lines.insert(n) {
             scan.push(
