@@ -9,6 +9,7 @@
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -51,6 +52,7 @@ struct Inner {
     evidence_dir: PathBuf,
     shims: Vec<(String, String)>,
     python_exe: PathBuf,
+    socket_ino: u64,
     state: Mutex<State>,
     stop: AtomicBool,
     streams: Mutex<Vec<UnixStream>>,
@@ -62,6 +64,8 @@ pub struct Collector {
     inner: Arc<Inner>,
     accept: Option<JoinHandle<()>>,
     socket: PathBuf,
+    /// The listening socket, kept to wake the accept loop even if the agent removed the path.
+    wake: UnixListener,
 }
 
 impl std::fmt::Debug for Collector {
@@ -89,6 +93,12 @@ impl Collector {
         let socket = cfg.socket_path();
         let listener = UnixListener::bind(&socket)
             .map_err(|e| EvalError::io("binding the evidence socket", e))?;
+        let wake = listener
+            .try_clone()
+            .map_err(|e| EvalError::io("cloning the evidence socket", e))?;
+        let socket_ino = std::fs::symlink_metadata(&socket)
+            .map_err(|e| EvalError::io("reading the evidence socket", e))?
+            .ino();
         let inner = Arc::new(Inner {
             nonce: cfg.nonce.clone(),
             project: cfg.project.clone(),
@@ -96,6 +106,7 @@ impl Collector {
             evidence_dir: cfg.evidence_dir.clone(),
             shims,
             python_exe,
+            socket_ino,
             state: Mutex::new(State::default()),
             stop: AtomicBool::new(false),
             streams: Mutex::new(Vec::new()),
@@ -107,7 +118,10 @@ impl Collector {
                 if acc.stop.load(Ordering::SeqCst) {
                     break;
                 }
-                let Ok(stream) = conn else { continue };
+                let Ok(stream) = conn else {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                    continue;
+                };
                 if acc.workers.lock().expect("workers lock").len() >= MAX_CONNECTIONS {
                     acc.finding(format!("more than {MAX_CONNECTIONS} connections to the evidence socket; the rest were dropped"));
                     continue;
@@ -124,6 +138,7 @@ impl Collector {
             inner,
             accept: Some(accept),
             socket,
+            wake,
         })
     }
 
@@ -131,7 +146,7 @@ impl Collector {
     /// validated evidence.
     pub fn finish(mut self) -> ShimEvidence {
         self.inner.stop.store(true, Ordering::SeqCst);
-        let _ = UnixStream::connect(&self.socket);
+        self.wake_accept();
         if let Some(h) = self.accept.take() {
             let _ = h.join();
         }
@@ -144,6 +159,10 @@ impl Collector {
             let _ = w.join();
         }
         let mut st = std::mem::take(&mut *self.inner.state.lock().expect("state lock"));
+        match std::fs::symlink_metadata(&self.socket) {
+            Ok(m) if m.file_type().is_socket() && m.ino() == self.inner.socket_ino => {}
+            _ => st.findings.push("the evidence socket was removed or replaced (shim runs after that could not be counted)".into()),
+        }
         // Shims changed after install, and files nobody should have written.
         for (path, sha) in &self.inner.shims {
             match read_regular_nofollow(Path::new(path), 1024 * 1024) {
@@ -187,11 +206,20 @@ impl Collector {
     }
 }
 
+impl Collector {
+    /// Wakes the accept loop: shutting the listening socket down makes `accept` fail at once
+    /// (Linux), whatever the agent did to the socket's path.
+    fn wake_accept(&self) {
+        let _ = rustix::net::shutdown(&self.wake, rustix::net::Shutdown::Both);
+        let _ = UnixStream::connect(&self.socket);
+    }
+}
+
 impl Drop for Collector {
     fn drop(&mut self) {
         if self.accept.is_some() {
             self.inner.stop.store(true, Ordering::SeqCst);
-            let _ = UnixStream::connect(&self.socket);
+            self.wake_accept();
             if let Some(h) = self.accept.take() {
                 let _ = h.join();
             }

@@ -420,14 +420,14 @@ fn run_inner(
 
     // Evidence, read only now that nothing of the agent is running.
     let shim_ev = collector.finish();
-    let final_digest =
-        source_digest(&project).map_err(|e| EvalError::io("digesting the project sources", e))?;
+    // Whatever the agent did to the project (even deleting it) is a finding, not a harness error.
+    let final_digest = source_digest(&project).unwrap_or_else(|e| format!("unreadable: {e}"));
     let mut changes = Vec::new();
     for (p, fp) in &before {
-        let now =
-            fingerprint(&project, p).map_err(|e| EvalError::io(format!("hashing `{p}`"), e))?;
-        if &now != fp {
-            changes.push(format!("`{p}` changed: {}", describe(&now)));
+        match fingerprint(&project, p) {
+            Ok(now) if &now == fp => {}
+            Ok(now) => changes.push(format!("`{p}` changed: {}", describe(&now))),
+            Err(e) => changes.push(format!("`{p}` unreadable: {e}")),
         }
     }
     let mut obs = Observed {
@@ -446,6 +446,11 @@ fn run_inner(
         run.evidence.rerun_skipped = Some(obs.rerun_detail.clone());
     } else {
         let t = Instant::now();
+        // A fresh harness directory, made after the agent's tree has ended.
+        let rerun_dir = tempfile::Builder::new()
+            .prefix(".warrant-rerun-")
+            .tempdir_in(&root)
+            .map_err(|e| EvalError::io("creating the re-run directory", e))?;
         let spec = RerunSpec {
             project: project.clone(),
             pristine: pristine
@@ -455,10 +460,8 @@ fn run_inner(
             tests: sc.harness_tests.clone(),
             python: cfg.python.clone(),
             timeout: Duration::from_secs(sc.timeout_secs.min(600)),
-            work: ev_dir.path().join("rerun"),
+            work: rerun_dir.path().to_path_buf(),
         };
-        std::fs::create_dir(&spec.work)
-            .map_err(|e| EvalError::io("creating the re-run directory", e))?;
         let outcome = verifier.rerun(&spec)?;
         run.rerun_ms = t.elapsed().as_millis() as u64;
         obs.rerun_passed = Some(outcome.passed);

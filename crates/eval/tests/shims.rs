@@ -250,3 +250,20 @@ fn junit_rewritten_after_the_run_changes_nothing() {
         ev.findings
     );
 }
+
+#[test]
+fn a_removed_socket_is_reported_and_collection_still_ends() {
+    let mut s = setup(PASSING);
+    std::fs::remove_file(s.cfg.socket_path()).unwrap();
+    // The run happens but cannot be counted.
+    assert_eq!(sh(&s, "pytest -q >/dev/null 2>&1"), 0);
+    let t = std::time::Instant::now();
+    let ev = s.finish();
+    assert!(t.elapsed() < std::time::Duration::from_secs(5));
+    assert!(ev.runs.is_empty());
+    assert!(
+        ev.findings.iter().any(|f| f.contains("socket was removed")),
+        "{:?}",
+        ev.findings
+    );
+}
