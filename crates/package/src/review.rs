@@ -664,11 +664,7 @@ impl<'t> Lines<'t> {
 }
 
 fn memchr_newlines(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
-    bytes
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| **b == b'\n')
-        .map(|(i, _)| i + 1)
+    memchr::memchr_iter(b'\n', bytes).map(|i| i + 1)
 }
 
 /// Whole-text checks: each pattern runs once over the file (not once per line) and matches are
@@ -715,10 +711,7 @@ fn scan_text(path: &str, text: &str, shell: bool, scan: &mut FileScan<'_>, summa
         regex!(r"(?i)\b(bash|sh|zsh)[ \t]+(-c[ \t]+)?[<\x22]?[ \t]*[<(]\(?[ \t]*(curl|wget)\b"),
         regex!(r#"(?i)\beval[ \t]+["']?\$\((curl|wget)\b"#),
     ] {
-        for m in pattern.find_iter(gated(
-            text,
-            text.contains('|') || text.contains("<(") || text.contains("eval"),
-        )) {
+        for m in pattern.find_iter(gated(text, regex!(r"\||<\(|eval").is_match(text))) {
             let n = lines.number(m.start());
             if piped.insert(n) {
                 scan.push(
@@ -816,12 +809,7 @@ fn scan_text(path: &str, text: &str, shell: bool, scan: &mut FileScan<'_>, summa
     }
     // Credential stores (one finding per line).
     let mut cred_lines: BTreeSet<usize> = BTreeSet::new();
-    for m in regex!(r"(~|\$HOME|\$\{HOME\}|expanduser\([^)\n]*)?/?\.(ssh|aws|gnupg|kube|docker/config\.json|netrc|git-credentials|npmrc|pypirc|config/gh|config/gcloud|azure)\b|\bid_(rsa|ed25519|ecdsa|dsa)\b|/etc/shadow|Library/Keychains|\bsecurity[ \t]+find-(generic|internet)-password").find_iter(gated(
-        text,
-        ["ssh", "aws", "gnupg", "kube", "docker", "netrc", "credentials", "npmrc", "pypirc", "config/g", "azure", "id_", "shadow", "Keychains", "find-"]
-            .iter()
-            .any(|k| text.contains(k)),
-    )) {
+    for m in regex!(r"(~|\$HOME|\$\{HOME\}|expanduser\([^)\n]*)?/?\.(ssh|aws|gnupg|kube|docker/config\.json|netrc|git-credentials|npmrc|pypirc|config/gh|config/gcloud|azure)\b|\bid_(rsa|ed25519|ecdsa|dsa)\b|/etc/shadow|Library/Keychains|\bsecurity[ \t]+find-(generic|internet)-password").find_iter(gated(text, regex!(r"ssh|aws|gnupg|kube|docker|netrc|credentials|npmrc|pypirc|config/g|azure|id_|shadow|Keychains|find-").is_match(text))) {
         let n = lines.number(m.start());
         if cred_lines.insert(n) {
             let what = m.as_str().to_owned();
@@ -830,7 +818,7 @@ fn scan_text(path: &str, text: &str, shell: bool, scan: &mut FileScan<'_>, summa
         }
     }
     // Secret-like environment variables, and dumping the whole environment.
-    for caps in regex!(r#"(?:os\.environ(?:\.get)?\s*[\[(]\s*["']|os\.getenv\(\s*["']|process\.env\.|process\.env\[\s*["']|ENV\[\s*["']|\$\{?|getenv\(\s*["'])([A-Z][A-Z0-9_]*)"#).captures_iter(gated(text, text.contains("env") || text.contains("ENV") || text.contains('$'))) {
+    for caps in regex!(r#"(?:os\.environ(?:\.get)?\s*[\[(]\s*["']|os\.getenv\(\s*["']|process\.env\.|process\.env\[\s*["']|ENV\[\s*["']|\$\{?|getenv\(\s*["'])([A-Z][A-Z0-9_]*)"#).captures_iter(gated(text, regex!(r"env|ENV|\$").is_match(text))) {
         let Some(m) = caps.get(1) else { continue };
         let var = m.as_str();
         if regex!(r"(KEY|TOKEN|SECRET|PASSW|PASSWD|CREDENTIAL|AUTH|PRIVATE|SESSION|COOKIE)").is_match(var) {
@@ -843,9 +831,7 @@ fn scan_text(path: &str, text: &str, shell: bool, scan: &mut FileScan<'_>, summa
     )
     .captures_iter(gated(
         text,
-        ["_KEY", "TOKEN", "SECRET", "PASSWORD"]
-            .iter()
-            .any(|k| text.contains(k)),
+        regex!(r"_KEY|TOKEN|SECRET|PASSWORD").is_match(text),
     )) {
         let Some(m) = caps.get(1) else { continue };
         let var = m.as_str();
@@ -863,7 +849,7 @@ fn scan_text(path: &str, text: &str, shell: bool, scan: &mut FileScan<'_>, summa
         }
     }
     let mut dump_lines: BTreeSet<usize> = BTreeSet::new();
-    for m in regex!(r"(?m)(^|[|;&(`\s])(env|printenv)[ \t]*($|[|>])|os\.environ\s*\)|dict\(os\.environ\)|json\.dumps\(os\.environ|process\.env\s*\)|JSON\.stringify\(process\.env").find_iter(gated(text, text.contains("env") || text.contains("environ"))) {
+    for m in regex!(r"(?m)(^|[|;&(`\s])(env|printenv)[ \t]*($|[|>])|os\.environ\s*\)|dict\(os\.environ\)|json\.dumps\(os\.environ|process\.env\s*\)|JSON\.stringify\(process\.env").find_iter(gated(text, text.contains("env"))) {
         let n = lines.number(m.end().saturating_sub(1).max(m.start()));
         if dump_lines.insert(n) {
             summary.credentials.insert("env (entire environment)".into());
@@ -894,10 +880,8 @@ fn scan_text(path: &str, text: &str, shell: bool, scan: &mut FileScan<'_>, summa
             r#"(?:writeFile(?:Sync)?|appendFile(?:Sync)?|write_text|write_bytes)\(\s*["']([^"'\n]+)["']"#
         ),
     ] {
-        for caps in pattern.captures_iter(gated(
-            text,
-            text.contains("open(") || text.contains("write") || text.contains("File"),
-        )) {
+        for caps in pattern.captures_iter(gated(text, regex!(r"open\(|write|File").is_match(text)))
+        {
             if let Some(m) = caps.get(1) {
                 writes.push((lines.number(m.start()), m.as_str().to_owned()));
             }
@@ -919,10 +903,8 @@ fn scan_text(path: &str, text: &str, shell: bool, scan: &mut FileScan<'_>, summa
             r#"(?:readFile(?:Sync)?|read_text|read_bytes|Path)\(\s*["']([^"'\n]+)["']\)?(?:\.read_(?:text|bytes)\(|\s*[,)])"#
         ),
     ] {
-        for caps in pattern.captures_iter(gated(
-            text,
-            text.contains("open(") || text.contains("read") || text.contains("Path("),
-        )) {
+        for caps in pattern.captures_iter(gated(text, regex!(r"open\(|read|Path\(").is_match(text)))
+        {
             if let Some(m) = caps.get(1) {
                 let target = m.as_str().to_owned();
                 summary.permissions.insert(format!("read {target}"));
@@ -941,15 +923,11 @@ fn scan_text(path: &str, text: &str, shell: bool, scan: &mut FileScan<'_>, summa
     }
     // Text aimed at the agent or grader.
     let mut injection_lines: BTreeSet<usize> = BTreeSet::new();
-    for m in regex!(r"(?i)\b(ignore|disregard|forget)\s+(all\s+|any\s+)?(the\s+)?(previous|prior|above|earlier|preceding|system)\s+(instructions|directions|rules|prompts?|messages?)|\byou\s+are\s+now\b|\bnew\s+instructions\s*:|\bdo\s+not\s+(tell|mention|inform|reveal\s+to)\s+the\s+user|\b(tell|inform|convince)\s+the\s+(grader|reviewer|evaluator)|\bapprove\s+this\s+(skill|request|change|package)|\bthis\s+is\s+a\s+(system|developer)\s+message|\boverride\s+(the\s+)?(policy|review|safety|guardrails)").find_iter(gated(text, {
-        let lower = text.to_ascii_lowercase();
-        [
-            // One word every alternative of the pattern below must contain.
-            "ignore", "disregard", "forget", "now", "instructions", "user", "grader", "reviewer", "evaluator", "approve", "message", "override",
-        ]
-            .iter()
-            .any(|k| lower.contains(k))
-    })) {
+    for m in regex!(r"(?i)\b(ignore|disregard|forget)\s+(all\s+|any\s+)?(the\s+)?(previous|prior|above|earlier|preceding|system)\s+(instructions|directions|rules|prompts?|messages?)|\byou\s+are\s+now\b|\bnew\s+instructions\s*:|\bdo\s+not\s+(tell|mention|inform|reveal\s+to)\s+the\s+user|\b(tell|inform|convince)\s+the\s+(grader|reviewer|evaluator)|\bapprove\s+this\s+(skill|request|change|package)|\bthis\s+is\s+a\s+(system|developer)\s+message|\boverride\s+(the\s+)?(policy|review|safety|guardrails)").find_iter(gated(
+        text,
+        // One word every alternative of the pattern below must contain.
+        regex!(r"(?i)ignore|disregard|forget|now|instructions|user|grader|reviewer|evaluator|approve|message|override").is_match(text),
+    )) {
         let n = lines.number(m.start());
         if injection_lines.insert(n) {
             scan.push(
@@ -961,9 +939,20 @@ fn scan_text(path: &str, text: &str, shell: bool, scan: &mut FileScan<'_>, summa
     }
     // Obfuscation: a run of 120+ base64 characters (hex is a subset).
     let mut blob_lines: BTreeSet<usize> = BTreeSet::new();
+    const fn base64_table() -> [bool; 256] {
+        let mut t = [false; 256];
+        let mut i = 0;
+        while i < 256 {
+            let b = i as u8;
+            t[i] = b.is_ascii_alphanumeric() || b == b'+' || b == b'/';
+            i += 1;
+        }
+        t
+    }
+    static BASE64: [bool; 256] = base64_table();
     let mut run = 0usize;
     for (i, b) in text.bytes().enumerate() {
-        if b.is_ascii_alphanumeric() || b == b'+' || b == b'/' {
+        if BASE64[b as usize] {
             run += 1;
             if run == 120 {
                 let n = lines.number(i);
