@@ -235,7 +235,7 @@ impl Report {
         for r in &self.runs {
             let _ = writeln!(
                 s,
-                "{} {} #{} [{:?}]{}  (agent {} ms, re-run {} ms, overhead {} ms)",
+                "{} {} #{} [{:?}]{}  (agent {} ms, re-run {} ms, overhead {} ms of which cleanup {} ms)",
                 if r.passed { "PASS" } else { "FAIL" },
                 r.scenario,
                 r.repeat + 1,
@@ -246,7 +246,8 @@ impl Report {
                     .unwrap_or_default(),
                 r.agent_ms,
                 r.rerun_ms,
-                r.overhead_ms
+                r.overhead_ms,
+                r.cleanup_ms
             );
             if r.error.is_some() && !r.stderr_tail.trim().is_empty() {
                 let last: Vec<&str> = r.stderr_tail.trim_end().lines().rev().take(3).collect();

@@ -118,6 +118,8 @@ pub struct ScenarioRun {
     pub rerun_ms: u64,
     /// Harness overhead: everything except the agent's own time and the re-run.
     pub overhead_ms: u64,
+    /// Of the overhead, the time spent removing the workspace and evidence directories.
+    pub cleanup_ms: u64,
     /// sha256 of the candidate's SKILL.md (None for the baseline arm).
     pub candidate_sha256: Option<String>,
     /// The launcher used.
@@ -275,6 +277,7 @@ fn not_found(
         agent_ms: 0,
         rerun_ms: 0,
         overhead_ms: 0,
+        cleanup_ms: 0,
         candidate_sha256: (arm == Arm::Candidate).then(|| cfg.candidate.sha256.clone()),
         launcher: launcher.name().to_string(),
     }
@@ -502,6 +505,12 @@ fn run_inner(
         !obs.shim.findings.is_empty() || (last_shim_success && obs.rerun_passed == Some(false));
     run.passed = run.error.is_none() && checks.iter().all(|c| c.passed);
     run.checks = checks;
+    // Removing what the agent wrote (project, HOME, TMPDIR) is part of the overhead; it is
+    // also reported on its own.
+    let t = Instant::now();
+    drop(ws);
+    drop(ev_dir);
+    run.cleanup_ms = t.elapsed().as_millis() as u64;
     Ok(())
 }
 
