@@ -936,3 +936,36 @@ fn an_agent_that_deletes_the_project_and_the_evidence_fails_and_does_not_break_t
         assert!(failed.iter().any(|f| f == k), "{k} not in {failed:?}");
     }
 }
+
+#[test]
+fn killing_the_harness_ends_the_agent() {
+    let outside = tempfile::tempdir().unwrap();
+    let marker = outside.path().join("agent-outlived-harness");
+    let d = scenario_dir(&TINY.replace("timeout = 2", "timeout = 60"));
+    let agent = format!("sleep 3; echo alive > {}", marker.display());
+    let mut child = warrant()
+        .args([
+            "eval",
+            "--agent",
+            "command",
+            "--agent-bin",
+            "/bin/sh",
+            "--agent-arg",
+            "-c",
+            "--agent-arg",
+            &agent,
+            "--scenarios",
+        ])
+        .arg(d.path())
+        .arg("--candidate")
+        .arg(candidate())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    assert!(!marker.exists(), "the agent outlived a killed harness");
+}

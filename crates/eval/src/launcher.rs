@@ -81,6 +81,7 @@ pub struct HostLauncher {
 }
 
 const UNSHARE: &str = "/usr/bin/unshare";
+const SETPRIV: &str = "/usr/bin/setpriv";
 
 impl HostLauncher {
     /// Uses a pid namespace when `unshare --pid --fork --kill-child` works here (probed once).
@@ -149,15 +150,19 @@ pub(crate) fn run_contained(
     spec: &LaunchSpec,
     pid_namespace: bool,
 ) -> Result<LaunchOutcome, EvalError> {
-    let mut cmd = if pid_namespace {
-        let mut c = Command::new(UNSHARE);
-        c.args(["--pid", "--fork", "--kill-child", "--"])
-            .arg(&spec.program);
-        c
-    } else {
-        Command::new(&spec.program)
-    };
-    cmd.args(&spec.args)
+    // `setpriv --pdeathsig KILL` (util-linux): if the harness dies, its child is killed, and with
+    // it the pid namespace (or, without one, at least the direct child).
+    let mut argv: Vec<std::ffi::OsString> = Vec::new();
+    if Path::new(SETPRIV).exists() {
+        argv.extend([SETPRIV, "--pdeathsig", "KILL", "--"].map(Into::into));
+    }
+    if pid_namespace {
+        argv.extend([UNSHARE, "--pid", "--fork", "--kill-child", "--"].map(Into::into));
+    }
+    argv.push(spec.program.clone().into_os_string());
+    let mut cmd = Command::new(&argv[0]);
+    cmd.args(&argv[1..])
+        .args(&spec.args)
         .env_clear()
         .envs(spec.env.iter().map(|(k, v)| (k, v)))
         .current_dir(&spec.cwd)
