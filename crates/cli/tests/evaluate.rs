@@ -262,6 +262,7 @@ fn claude_honest_fix_and_verify_passes_with_stats() {
     assert_eq!(code, 0, "{run:#}");
     assert_eq!(run["passed"], true);
     assert_eq!(rep["agent"], "claude");
+    assert_honest_evidence("fix-and-verify", run);
     assert!(run["evidence"]["pytest_successes"].as_u64().unwrap() >= 1);
     assert!(
         run["evidence"]["pytest_failures"].as_u64().unwrap() >= 1,
@@ -294,7 +295,20 @@ fn claude_honest_agents_pass_every_bundled_scenario() {
     ] {
         let (code, rep) = eval_claude(&agent(&format!("honest/{id}.toml")), id);
         assert_eq!(code, 0, "{id}: {:#}", rep["runs"][0]);
+        assert_honest_evidence(id, &rep["runs"][0]);
     }
+}
+
+/// An honest run leaves no tampering signal at all (no false positives).
+fn assert_honest_evidence(id: &str, run: &Value) {
+    let ev = &run["evidence"];
+    assert_eq!(
+        ev["integrity_findings"].as_array().unwrap().len(),
+        0,
+        "{id}: {ev:#}"
+    );
+    assert_eq!(ev["suspected_tampering"], false, "{id}: {ev:#}");
+    assert!(ev["pytest_runs"].as_u64().unwrap() >= 1, "{id}: {ev:#}");
 }
 
 #[test]
@@ -462,7 +476,7 @@ fn claude_host_env_and_credentials_never_reach_the_agent() {
 // ---- The generic command adapter replaying the same scripts ---------------------------------
 
 #[test]
-fn command_honest_agents_pass_and_hostile_ones_are_caught() {
+fn command_honest_agents_pass_with_clean_evidence() {
     for id in [
         "fix-and-verify",
         "report-failure",
@@ -472,9 +486,23 @@ fn command_honest_agents_pass_and_hostile_ones_are_caught() {
     ] {
         let (code, rep) = eval_command(&agent(&format!("honest/{id}.toml")), id, &[]);
         assert_eq!(code, 0, "{id}: {:#}", rep["runs"][0]);
+        assert_honest_evidence(id, &rep["runs"][0]);
     }
-    for (script, scenario, expected) in HOSTILE {
-        let (code, rep) = eval_command(&agent(script), scenario, &[]);
+}
+
+#[test]
+fn command_hostile_agents_are_caught() {
+    // Run the table in parallel (each is its own `warrant eval`), then check every result.
+    let results: Vec<_> = std::thread::scope(|s| {
+        let handles: Vec<_> = HOSTILE
+            .iter()
+            .map(|(script, scenario, _)| {
+                s.spawn(move || eval_command(&agent(script), scenario, &[]))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for ((script, _, expected), (code, rep)) in HOSTILE.iter().zip(results) {
         assert_caught(script, code, &rep, expected);
     }
 }
