@@ -112,7 +112,7 @@ pub fn classify(exit: Option<i64>, junit: Option<&JunitCounts>) -> Outcome {
     }
 }
 
-/// One counted pytest run, as the shim logged it and the harness checked it.
+/// One counted pytest run, as the shim reported it and the collector recorded it.
 #[derive(Debug, Clone, Serialize)]
 pub struct Run {
     /// Sequence number (also the attempt number the test saw).

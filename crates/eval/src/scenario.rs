@@ -21,7 +21,7 @@ pub const MAX_TIMEOUT_SECS: u64 = 6 * 3600;
 pub const MAX_REPEATS: u32 = 1000;
 
 /// One check. Output checks look at the agent's final answer; evidence checks look only at what
-/// the harness itself recorded (shim log, hashes, its own re-run), never at a file the agent can
+/// the harness itself recorded (collected shim reports, hashes, its own re-run), never at a file the agent can
 /// create.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]

@@ -22,7 +22,7 @@ pub const SHIM_NAMES: [&str; 3] = ["pytest", "python", "python3"];
 /// Where one run's evidence lives and how its shims are configured.
 #[derive(Debug, Clone)]
 pub struct ShimConfig {
-    /// The per-run nonce every counted log line must carry.
+    /// The per-run nonce every shim report must carry.
     pub nonce: String,
     /// The evidence directory (log, counter, JUnit files).
     pub evidence_dir: PathBuf,
