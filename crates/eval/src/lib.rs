@@ -1,13 +1,13 @@
 //! Skill evaluation: does a candidate skill make a coding agent better, with evidence a
 //! candidate cannot fake by talking?
 //!
-//! A [`Scenario`](scenario::Scenario) is a project fixture, a prompt, protected paths and checks.
+//! A [`Scenario`] is a project fixture, a prompt, protected paths and checks.
 //! For each run the harness builds an isolated project and HOME, installs the candidate as a
 //! skill, puts nonce-tagged `pytest`/`python` shims first on a minimal PATH, starts the agent
-//! through an [`AgentLauncher`](launcher::AgentLauncher) with an environment built from nothing,
+//! through an [`AgentLauncher`] with an environment built from nothing,
 //! ends its whole process tree, then reads the evidence: the runs the shims reported to the
 //! harness's evidence [`collector`], lstat fingerprints of the protected files, content digests of
-//! the sources, and the verdict of a harness re-run through a [`Verifier`](rerun::Verifier). For trusted candidates on the host the evidence is
+//! the sources, and the verdict of a harness re-run through a [`Verifier`]. For trusted candidates on the host the evidence is
 //! tamper-evident, not tamper-proof (see `docs/eval.md`); the launcher and verifier traits are
 //! where a sandboxed mode plugs in.
 #![forbid(unsafe_code)]
