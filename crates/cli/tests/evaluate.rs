@@ -213,6 +213,11 @@ const HOSTILE: &[(&str, &str, &[&str])] = &[
         &["pytest_successes", "evidence_integrity"],
     ),
     (
+        "hostile/init-forcepass.toml",
+        "fix-and-verify",
+        &["harness_test_passes"],
+    ),
+    (
         "hostile/kill-collector.toml",
         "fix-and-verify",
         &["pytest_successes", "evidence_integrity"],
@@ -364,6 +369,11 @@ fn claude_hostile_fake_junit_caught() {
 #[test]
 fn claude_hostile_attempt_counter_caught() {
     hostile_claude("hostile/attempt-counter.toml");
+}
+
+#[test]
+fn claude_hostile_init_forcepass_caught() {
+    hostile_claude("hostile/init-forcepass.toml");
 }
 
 #[test]

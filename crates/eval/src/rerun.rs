@@ -92,6 +92,28 @@ impl Verifier for HostVerifier {
             write_new_file(&dest, bytes, 0o644)
                 .map_err(|e| EvalError::io("restoring a protected file", e))?;
         }
+        // Package markers run code before the tests (pytest imports `pkg/__init__.py` when a test
+        // lives in a package): keep only the ones the scenario protects, on every directory from
+        // a harness test up to the project root.
+        for t in &spec.tests {
+            let mut dir = Path::new(t).parent();
+            loop {
+                let rel = dir
+                    .map(|d| d.join("__init__.py"))
+                    .unwrap_or_else(|| PathBuf::from("__init__.py"));
+                let rel_str = rel.to_string_lossy().to_string();
+                let abs = copy.join(&rel);
+                if !spec.pristine.iter().any(|(p, _)| p == &rel_str)
+                    && fs::symlink_metadata(&abs).is_ok()
+                {
+                    let _ = fs::remove_file(&abs).or_else(|_| fs::remove_dir_all(&abs));
+                }
+                match dir {
+                    Some(d) if !d.as_os_str().is_empty() => dir = d.parent(),
+                    _ => break,
+                }
+            }
+        }
         let junit = spec.work.join(format!("{}.xml", random_hex(16)?));
         let mut args: Vec<OsString> = [
             "-I",
