@@ -19,6 +19,7 @@ pub mod collector;
 pub mod error;
 pub mod evidence;
 pub mod fsutil;
+pub mod hostpy;
 pub mod launcher;
 pub mod report;
 pub mod rerun;

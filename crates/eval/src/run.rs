@@ -402,6 +402,7 @@ fn run_inner(
         readable: vec![bin.clone(), shim_cfg.socket_path()],
         output_cap: 8 * 1024 * 1024,
     };
+    let host_python_before = crate::hostpy::digest(&cfg.python);
     // The launcher returns only after the agent's whole tree has ended.
     let out = launcher.launch(&spec)?;
     run.agent_ms = out.elapsed.as_millis() as u64;
@@ -422,7 +423,12 @@ fn run_inner(
     run.stats = stats;
 
     // Evidence, read only now that nothing of the agent is running.
-    let shim_ev = collector.finish();
+    let mut shim_ev = collector.finish();
+    if crate::hostpy::digest(&cfg.python) != host_python_before {
+        shim_ev.findings.push(
+            "the host Python changed during the run (a .pth, sitecustomize or pytest file): the shims and the re-run can no longer be trusted".into(),
+        );
+    }
     // Whatever the agent did to the project (even deleting it) is a finding, not a harness error.
     let final_digest = source_digest(&project).unwrap_or_else(|e| format!("unreadable: {e}"));
     let mut changes = Vec::new();
