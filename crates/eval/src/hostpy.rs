@@ -1,6 +1,7 @@
 //! The host Python the shims and the re-run trust: a digest of what could run code in every
 //! interpreter start or every pytest run (`*.pth`, `sitecustomize.py`, `usercustomize.py` in the
-//! site directories, and the `pytest`/`_pytest` packages), taken before and after each agent run.
+//! site directories, by content; the `pytest`/`_pytest` packages' files, by inode, size, mtime and
+//! ctime), taken before and after each agent run.
 //! A change is reported as tampering: an agent running as the harness's user can write there.
 
 use std::collections::HashMap;
@@ -22,9 +23,11 @@ fn watched(python: &Path) -> Watched {
     if let Some(v) = cache.lock().expect("cache lock").get(python) {
         return v.clone();
     }
-    let code = "import json, os, site, sys\nimport pytest, _pytest\n\
+    // find_spec locates the packages without running them (importing pytest costs ~150 ms).
+    let code = "import json, os, site, importlib.util as u\n\
+                specs = [u.find_spec(n) for n in ('pytest', '_pytest')]\n\
                 print(json.dumps([site.getsitepackages() + [site.getusersitepackages()], \
-                [os.path.dirname(pytest.__file__), os.path.dirname(_pytest.__file__)]]))";
+                [os.path.dirname(s.origin) for s in specs if s and s.origin]]))";
     let out = Command::new(python)
         .args(["-I", "-c", code])
         .env_clear()
@@ -93,6 +96,25 @@ fn file_hash(p: &Path) -> String {
     }
 }
 
+/// Inode, size, mtime and ctime (which no unprivileged call can set back): cheap, and any write,
+/// rename or replacement changes it.
+fn stat_stamp(p: &Path) -> String {
+    use std::os::unix::fs::MetadataExt;
+    match std::fs::symlink_metadata(p) {
+        Ok(m) => format!(
+            "{}:{}:{}:{}.{}:{}.{}",
+            m.dev(),
+            m.ino(),
+            m.size(),
+            m.mtime(),
+            m.mtime_nsec(),
+            m.ctime(),
+            m.ctime_nsec()
+        ),
+        Err(e) => format!("missing:{e}"),
+    }
+}
+
 fn walk(dir: &Path, out: &mut Vec<(String, String)>, depth: usize) {
     if depth > 8 {
         return;
@@ -108,7 +130,7 @@ fn walk(dir: &Path, out: &mut Vec<(String, String)>, depth: usize) {
                 walk(&e.path(), out, depth + 1);
             }
         } else if name.ends_with(".py") || ft.is_symlink() {
-            out.push((e.path().display().to_string(), file_hash(&e.path())));
+            out.push((e.path().display().to_string(), stat_stamp(&e.path())));
         }
     }
 }
