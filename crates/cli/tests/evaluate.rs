@@ -997,6 +997,8 @@ fn killing_the_harness_ends_the_agent() {
         .arg(d.path())
         .arg("--candidate")
         .arg(candidate())
+        // A killed harness cannot clean up: keep its leftovers in a directory this test removes.
+        .env("TMPDIR", outside.path())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
