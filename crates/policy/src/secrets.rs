@@ -169,6 +169,7 @@ fn gate() -> Option<&'static (aho_corasick::AhoCorasick, Vec<usize>)> {
         }
         let ac = aho_corasick::AhoCorasick::builder()
             .ascii_case_insensitive(true)
+            .kind(Some(aho_corasick::AhoCorasickKind::DFA))
             .build(&needles)
             .ok()?;
         Some((ac, owner))
@@ -219,12 +220,19 @@ fn find_secrets_raw(text: &str) -> Vec<SecretMatch> {
     let candidates: Vec<usize> = match gate() {
         Some((ac, owner)) => {
             let mut hit = vec![false; patterns().len()];
+            let mut remaining = hit.len();
             for m in ac.find_overlapping_iter(text) {
                 if let Some(slot) = owner
                     .get(m.pattern().as_usize())
                     .and_then(|i| hit.get_mut(*i))
+                    && !*slot
                 {
                     *slot = true;
+                    remaining -= 1;
+                    // Every pattern is already a candidate: the rest of the text changes nothing.
+                    if remaining == 0 {
+                        break;
+                    }
                 }
             }
             hit.iter()
