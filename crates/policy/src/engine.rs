@@ -13,7 +13,6 @@ use std::time::SystemTime;
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
-use crate::approval::ApprovalProblem;
 use crate::command::{self, ArgUse};
 use crate::decision::{
     Finding, NormalizedPath, NormalizedRequest, NormalizedUrlEntry, ReviewDecision, Verdict,
@@ -202,10 +201,7 @@ impl Ctx<'_> {
             );
             return;
         }
-        if matches!(op, Op::Write | Op::Delete | Op::Create)
-            && roots.contains(&r.path)
-            && op == Op::Delete
-        {
+        if op == Op::Delete && roots.contains(&r.path) {
             self.add(
                 RULE_JAIL,
                 Verdict::Deny,
@@ -888,13 +884,8 @@ pub fn review_at(policy: &Policy, request: &ActionRequest, now: SystemTime) -> R
             &consequence_text,
             now,
         ) {
-            Err(problem) => {
-                let verdict = match problem {
-                    ApprovalProblem::Expired(_) | ApprovalProblem::NotYetValid => Verdict::Deny,
-                    _ => Verdict::Deny,
-                };
-                ctx.add(RULE_APPROVAL, verdict, problem.describe());
-            }
+            // A mismatched approval is a replay attempt, never a quiet "ask again".
+            Err(problem) => ctx.add(RULE_APPROVAL, Verdict::Deny, problem.describe()),
             Ok(()) if pre == Verdict::Deny => {
                 ctx.add(
                     RULE_APPROVAL,
